@@ -1,0 +1,18 @@
+// Package jobsync decides what Kubernetes' Job controller does in one sync
+// of one batch/v1 Job, without doing any of it.
+//
+// Reconcile takes a Snapshot (the Job, its pods, the clock and the memory a
+// controller keeps between syncs) and returns a Plan: pods to delete, pods
+// to create, status writes, tracking-finalizer removals, when to look again,
+// the events to record and the memory to keep. The decisions are those of
+// kube-controller-manager's Job controller in Kubernetes v1.36 with its
+// default feature gates. The package does no I/O, reads no clock and never
+// modifies its inputs; the same snapshot gives a deep-equal plan whatever the
+// order of its pods.
+//
+// The caller carries a plan out in the order of its fields (see Plan). If a
+// step fails, the caller stops, lowers the expectations for the steps not
+// carried out (see the expectations package) and reconciles again from a
+// fresh snapshot: the write-ahead order makes this safe, as no tracking
+// finalizer is removed before the pod is recorded in the Job's status.
+package jobsync

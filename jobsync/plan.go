@@ -1,0 +1,119 @@
+package jobsync
+
+import (
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/jobsync/jobsync/backoff"
+	"github.com/jobsync/jobsync/expectations"
+)
+
+// Snapshot is everything one sync reads.
+type Snapshot struct {
+	// Job is the Job as the caller's informer sees it. Fields that the API
+	// server defaults must be set (see Default).
+	Job *batchv1.Job
+	// Pods are the pods the caller has for the Job: those controlled by it
+	// and, to be considered for adoption, orphans matching its selector.
+	Pods []*corev1.Pod
+	// Now is the clock reading of this sync.
+	Now time.Time
+	// Expectations is the memory of creations, deletions and finalizer
+	// removals not yet observed, as returned by the previous plan and lowered
+	// by the caller's observations since.
+	Expectations expectations.Expectations
+	// Backoff is the pod-failure backoff record returned by the previous plan.
+	Backoff backoff.Record
+}
+
+// Plan is what one sync decided, in the order the caller must carry it out.
+// Deletions and Creations never both appear in one plan.
+type Plan struct {
+	// Skipped, when not empty, says why the sync did nothing at all (the Job
+	// is managed by another controller, is already finished, or has an
+	// unknown completion mode). Such a plan may still carry Events and a
+	// cleared Backoff.
+	Skipped string `json:"skipped,omitempty"`
+
+	// Deletions are the pods to delete, first.
+	Deletions []PodDeletion `json:"deletions,omitempty"`
+	// Creations are the pods to create, after the deletions.
+	Creations []PodCreation `json:"creations,omitempty"`
+	// InterimStatus, when not nil, is the status to write before any
+	// finalizer is removed: it records every pod about to lose its tracking
+	// finalizer in status.uncountedTerminatedPods (write-ahead), and carries
+	// interim conditions such as FailureTarget and SuccessCriteriaMet.
+	InterimStatus *batchv1.JobStatus `json:"interimStatus,omitempty"`
+	// FinalizerRemovals are the pods whose tracking finalizer to remove once
+	// InterimStatus is written.
+	FinalizerRemovals []FinalizerRemoval `json:"finalizerRemovals,omitempty"`
+	// Status, when not nil, is the status to write after the finalizer
+	// removals: the released pods moved from uncountedTerminatedPods into the
+	// counters, and terminal conditions. It assumes every removal succeeded;
+	// after a failed one, reconcile again instead.
+	Status *batchv1.JobStatus `json:"status,omitempty"`
+	// RequeueAfter, when positive, is how long from Now until time alone may
+	// change the decision (active deadline, pod-failure backoff).
+	RequeueAfter time.Duration `json:"requeueAfter,omitempty"`
+	// Events are the events upstream records for this sync, in order. Pod
+	// creation and deletion events (SuccessfulCreate, SuccessfulDelete) are
+	// left to whoever carries out those steps.
+	Events []Event `json:"events,omitempty"`
+	// Expectations is the memory to keep for the next sync, assuming every
+	// step succeeds; lower it for each step that fails.
+	Expectations expectations.Expectations `json:"expectations"`
+	// Backoff is the pod-failure backoff record to keep for the next sync.
+	Backoff backoff.Record `json:"backoff"`
+	// Notes explain, for people, decisions that lead to no action, such as
+	// "no pods are created: pod-failure backoff, 40s left".
+	Notes []string `json:"notes,omitempty"`
+}
+
+// PodRef names a pod.
+type PodRef struct {
+	Namespace string    `json:"namespace"`
+	Name      string    `json:"name"`
+	UID       types.UID `json:"uid"`
+}
+
+// PodDeletion is one pod to delete.
+type PodDeletion struct {
+	Pod PodRef `json:"pod"`
+	// RemoveFinalizer says the tracking finalizer must be removed (a patch)
+	// before the delete call, as upstream does when it scales down or
+	// suspends; when the Job is finishing, finalizers are kept and removed by
+	// the tracking steps once the pods are counted.
+	RemoveFinalizer bool `json:"removeFinalizer,omitempty"`
+	// Ready says the pod was ready; the status counts it out of status.ready.
+	Ready  bool   `json:"ready,omitempty"`
+	Reason string `json:"reason"`
+}
+
+// PodCreation is one pod to create.
+type PodCreation struct {
+	// Pod is the complete object to create: the template's labels,
+	// annotations and spec, the tracking finalizer, the controller owner
+	// reference and generateName; for Indexed Jobs also the completion index
+	// annotation and label, the hostname and the JOB_COMPLETION_INDEX
+	// environment variable.
+	Pod *corev1.Pod `json:"pod"`
+	// CompletionIndex is the index of the pod in an Indexed Job.
+	CompletionIndex *int   `json:"completionIndex,omitempty"`
+	Reason          string `json:"reason"`
+}
+
+// FinalizerRemoval is one pod whose tracking finalizer to remove.
+type FinalizerRemoval struct {
+	Pod    PodRef `json:"pod"`
+	Reason string `json:"reason"`
+}
+
+// Event is a Kubernetes event recorded on the Job.
+type Event struct {
+	Type    string `json:"type"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}

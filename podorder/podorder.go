@@ -1,0 +1,167 @@
+// Package podorder decides which active pods of a Job go first when some
+// must be deleted: the ones least far along, so that the least work is lost.
+//
+// The order is upstream's controller.ActivePods, made total: where upstream
+// leaves two pods tied (and its unstable sort picks either), this package
+// breaks the tie by name and then by UID, so that the order of the input
+// never changes the choice.
+package podorder
+
+import (
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Less reports whether a should be deleted before b. In turn, the first rule
+// that tells them apart decides:
+//  1. a pod not yet assigned to a node before an assigned one;
+//  2. Pending before Unknown before Running (other phases count as Pending);
+//  3. not ready before ready;
+//  4. of two ready pods, the one ready for less time (a zero ready time
+//     counts as the most recent);
+//  5. the pod whose busiest container restarted more, then the same for
+//     sidecar containers;
+//  6. the newer pod (a zero creation time counts as the newest);
+//  7. tie-breaks of this package: name, then UID, ascending.
+func Less(a, b *corev1.Pod) bool {
+	return Compare(a, b) < 0
+}
+
+// Compare is Less as a three-way comparison for slices.SortFunc.
+func Compare(a, b *corev1.Pod) int {
+	if a.Spec.NodeName != b.Spec.NodeName && (a.Spec.NodeName == "" || b.Spec.NodeName == "") {
+		if a.Spec.NodeName == "" {
+			return -1
+		}
+		return 1
+	}
+	if pa, pb := phaseRank(a.Status.Phase), phaseRank(b.Status.Phase); pa != pb {
+		return pa - pb
+	}
+	ra, rb := IsReady(a), IsReady(b)
+	if ra != rb {
+		if !ra {
+			return -1
+		}
+		return 1
+	}
+	if ra && rb {
+		ta, tb := readyTime(a), readyTime(b)
+		if !ta.Equal(&tb) {
+			if afterOrZero(ta, tb) {
+				return -1
+			}
+			return 1
+		}
+	}
+	if c := compareRestarts(a, b); c != 0 {
+		return c
+	}
+	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+		if afterOrZero(a.CreationTimestamp, b.CreationTimestamp) {
+			return -1
+		}
+		return 1
+	}
+	if c := strings.Compare(a.Name, b.Name); c != 0 {
+		return c
+	}
+	return strings.Compare(string(a.UID), string(b.UID))
+}
+
+// FirstForRemoval returns the n pods that come first in the deletion order,
+// first to last, in a new slice; pods is not modified. n is clamped to
+// [0, len(pods)].
+func FirstForRemoval(pods []*corev1.Pod, n int) []*corev1.Pod {
+	n = max(0, min(n, len(pods)))
+	if n == 0 {
+		return nil
+	}
+	sorted := slices.Clone(pods)
+	slices.SortFunc(sorted, Compare)
+	return sorted[:n:n]
+}
+
+// IsReady reports whether the pod's Ready condition is True.
+func IsReady(p *corev1.Pod) bool {
+	for i := range p.Status.Conditions {
+		if p.Status.Conditions[i].Type == corev1.PodReady {
+			return p.Status.Conditions[i].Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func phaseRank(p corev1.PodPhase) int {
+	switch p {
+	case corev1.PodUnknown:
+		return 1
+	case corev1.PodRunning:
+		return 2
+	default:
+		return 0
+	}
+}
+
+// readyTime is the last transition of the Ready condition of a ready pod.
+func readyTime(p *corev1.Pod) metav1.Time {
+	for i := range p.Status.Conditions {
+		if c := p.Status.Conditions[i]; c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+			return c.LastTransitionTime
+		}
+	}
+	return metav1.Time{}
+}
+
+// afterOrZero reports whether t1 is after t2, a zero time counting as after
+// any other.
+func afterOrZero(t1, t2 metav1.Time) bool {
+	if t1.IsZero() || t2.IsZero() {
+		return t1.IsZero()
+	}
+	return t1.After(t2.Time)
+}
+
+// compareRestarts puts first the pod with the higher maximum restart count
+// of its regular containers, then of its sidecar containers.
+func compareRestarts(a, b *corev1.Pod) int {
+	ra, sa := maxRestarts(a)
+	rb, sb := maxRestarts(b)
+	if ra != rb {
+		if ra > rb {
+			return -1
+		}
+		return 1
+	}
+	if sa != sb {
+		if sa > sb {
+			return -1
+		}
+		return 1
+	}
+	return 0
+}
+
+func maxRestarts(p *corev1.Pod) (regular, sidecar int32) {
+	for _, s := range p.Status.ContainerStatuses {
+		regular = max(regular, s.RestartCount)
+	}
+	for _, s := range p.Status.InitContainerStatuses {
+		if isSidecar(p, s.Name) {
+			sidecar = max(sidecar, s.RestartCount)
+		}
+	}
+	return regular, sidecar
+}
+
+func isSidecar(p *corev1.Pod, name string) bool {
+	for _, c := range p.Spec.InitContainers {
+		if c.Name == name && c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			return true
+		}
+	}
+	return false
+}
