@@ -36,6 +36,10 @@ type Expectations struct {
 	// to remove) and has not yet seen gone. These never expire. Plans keep
 	// the list sorted and free of duplicates; callers may hand in any order.
 	FinalizerRemovals []types.UID `json:"finalizerRemovals,omitempty"`
+	// JobFinished is set once a plan wrote a terminal condition (Complete or
+	// Failed). Until a snapshot shows the Job finished, syncs are skipped, so
+	// that a lagging view of the Job does not finish it twice.
+	JobFinished bool `json:"jobFinished,omitempty"`
 }
 
 // Satisfied reports whether pod creations and deletions may be planned:

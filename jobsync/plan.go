@@ -38,7 +38,15 @@ type Plan struct {
 	// cleared Backoff.
 	Skipped string `json:"skipped,omitempty"`
 
-	// Deletions are the pods to delete, first.
+	// Releases are pods controlled by the Job that no longer match its
+	// selector: remove the Job's controller owner reference from each. They
+	// take no further part in the sync.
+	Releases []PodClaim `json:"releases,omitempty"`
+	// Adoptions are orphan pods that match the Job's selector: add the Job's
+	// controller owner reference and the tracking finalizer to each, first of
+	// all. The rest of the plan treats them as the Job's.
+	Adoptions []PodClaim `json:"adoptions,omitempty"`
+	// Deletions are the pods to delete, after the claims.
 	Deletions []PodDeletion `json:"deletions,omitempty"`
 	// Creations are the pods to create, after the deletions.
 	Creations []PodCreation `json:"creations,omitempty"`
@@ -103,6 +111,12 @@ type PodCreation struct {
 	// CompletionIndex is the index of the pod in an Indexed Job.
 	CompletionIndex *int   `json:"completionIndex,omitempty"`
 	Reason          string `json:"reason"`
+}
+
+// PodClaim is one pod to adopt or release.
+type PodClaim struct {
+	Pod    PodRef `json:"pod"`
+	Reason string `json:"reason"`
 }
 
 // FinalizerRemoval is one pod whose tracking finalizer to remove.

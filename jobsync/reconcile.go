@@ -1,6 +1,220 @@
 package jobsync
 
-// Reconcile decides one sync of s.Job. See Plan for what the result holds.
-func Reconcile(s Snapshot, opts Options) (Plan, error) {
-	panic("not yet")
+import (
+	"fmt"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/jobsync/jobsync/backoff"
+	"github.com/jobsync/jobsync/expectations"
+	"github.com/jobsync/jobsync/indexes"
+)
+
+// syncState is the working memory of one Reconcile call, the counterpart of
+// upstream's per-sync context. Only status is ever written to, and it is a
+// copy.
+type syncState struct {
+	opts Options
+	now  time.Time
+	job  *batchv1.Job       // the caller's Job, read only
+	st   *batchv1.JobStatus // the status being built, a deep copy
+	plan *Plan
+
+	pods      []*corev1.Pod // the Job's pods after claiming
+	active    []*corev1.Pod
+	indexed   bool
+	perIndex  bool // backoffLimitPerIndex is set (Indexed Jobs only)
+	suspended bool
+
+	// uncounted holds the UIDs found in status.uncountedTerminatedPods at the
+	// start of the sync.
+	uncountedSucceeded, uncountedFailed map[types.UID]bool
+	// expectedRemovals holds the UIDs whose finalizer removal is still expected.
+	expectedRemovals map[types.UID]bool
+
+	succeeded, failed int32
+	ready             int32
+	terminating       int32
+	activeCount       int32
+
+	// finished is the condition the Job is heading to, when one is decided.
+	finished *batchv1.JobCondition
+
+	prevSucceededIndexes indexes.Set
+	succeededIndexes     indexes.Set
+	failedIndexes        indexes.Set // meaningful only when perIndex
+	// delayedRemoval maps an index to the failed pod whose finalizer stays
+	// until its replacement carries the index failure count.
+	delayedRemoval map[int]*corev1.Pod
+
+	newBackoff backoff.Record
 }
+
+// Reconcile decides one sync of s.Job as upstream's Job controller would
+// and returns the plan. It returns an error, and no plan, for a snapshot it
+// cannot decide on (see InputError); it never panics and never modifies s.
+func Reconcile(s Snapshot, opts Options) (Plan, error) {
+	if err := checkJob(s.Job); err != nil {
+		return Plan{}, err
+	}
+	opts = opts.withDefaults()
+	job := s.Job
+	plan := Plan{Expectations: s.Expectations, Backoff: s.Backoff}
+
+	if job.Spec.ManagedBy != nil && *job.Spec.ManagedBy != opts.ControllerName {
+		plan.Skipped = fmt.Sprintf("the Job is managed by %q, not by %q", *job.Spec.ManagedBy, opts.ControllerName)
+		return plan, nil
+	}
+	if isFinished(job) {
+		plan.Skipped = "the Job has already finished"
+		plan.Backoff = backoff.Record{}
+		plan.Expectations.JobFinished = false
+		return plan, nil
+	}
+	if s.Expectations.JobFinished {
+		plan.Skipped = "a terminal condition was written for the Job, and the Job seen here does not have it yet"
+		return plan, nil
+	}
+	if m := job.Spec.CompletionMode; m != nil && *m != batchv1.NonIndexedCompletion && *m != batchv1.IndexedCompletion {
+		plan.Skipped = fmt.Sprintf("unknown completion mode %q", *m)
+		plan.Events = append(plan.Events, Event{corev1.EventTypeWarning, "UnknownCompletionMode", "Skipped Job sync because completion mode is unknown"})
+		return plan, nil
+	}
+
+	c, err := claimPods(job, s.Pods)
+	if err != nil {
+		return Plan{}, err
+	}
+	st := job.Status.DeepCopy()
+	if st.UncountedTerminatedPods == nil {
+		st.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
+	}
+	x := &syncState{
+		opts:      opts,
+		now:       s.Now,
+		job:       job,
+		st:        st,
+		plan:      &plan,
+		indexed:   isIndexed(job),
+		suspended: job.Spec.Suspend != nil && *job.Spec.Suspend,
+	}
+	x.perIndex = x.indexed && job.Spec.BackoffLimitPerIndex != nil
+	x.applyClaims(c)
+	if err := x.classify(s.Expectations); err != nil {
+		return Plan{}, err
+	}
+	satisfied := s.Expectations.Satisfied(s.Now, opts.ExpectationsTimeout)
+
+	if st.StartTime == nil && !x.suspended {
+		st.StartTime = ptrTime(s.Now)
+	}
+	newSucceeded, newFailed := x.newlyFinished()
+	x.newBackoff = s.Backoff.Update(newSucceeded, newFailed)
+	nonIgnored := len(newFailed)
+	if job.Spec.PodFailurePolicy != nil {
+		for _, p := range newFailed {
+			if !matchFailurePolicy(job.Spec.PodFailurePolicy, p).counts() {
+				nonIgnored--
+			}
+		}
+	}
+	if x.succeeded, err = addCounts("job.status.succeeded", int(job.Status.Succeeded), len(newSucceeded), len(x.uncountedSucceeded)); err != nil {
+		return Plan{}, err
+	}
+	if x.failed, err = addCounts("job.status.failed", int(job.Status.Failed), nonIgnored, len(x.uncountedFailed)); err != nil {
+		return Plan{}, err
+	}
+
+	x.decideFinish()
+
+	suspendChanged := false
+	if x.finished != nil {
+		x.deleteAllActive()
+		if !satisfied {
+			// Pods may exist that this view does not show yet; upstream waits
+			// before declaring the Job finished.
+			x.finished = nil
+			plan.Notes = append(plan.Notes, "the Job is not declared finished: pod creations or deletions are still expected")
+		}
+	} else {
+		managed := false
+		if satisfied && job.DeletionTimestamp == nil {
+			x.manage()
+			managed = true
+		} else if !satisfied {
+			plan.Notes = append(plan.Notes, fmt.Sprintf("no pods are created or deleted: waiting to observe %d creations and %d deletions", s.Expectations.Creations, s.Expectations.Deletions))
+		} else {
+			plan.Notes = append(plan.Notes, "no pods are created or deleted: the Job is being deleted")
+		}
+		if x.completionsReached() {
+			x.finished = newCondition(batchv1.JobSuccessCriteriaMet, batchv1.JobReasonCompletionsReached, msgCompletionsReached, x.now)
+		} else if managed {
+			suspendChanged = x.updateSuspendCondition()
+		}
+	}
+
+	needsWrite := suspendChanged || x.activeCount != st.Active || st.Ready == nil || *st.Ready != x.ready ||
+		st.Terminating == nil || *st.Terminating != x.terminating
+	st.Active = x.activeCount
+	st.Ready = ptrInt32(x.ready)
+	st.Terminating = ptrInt32(x.terminating)
+	x.track(needsWrite)
+	return plan, nil
+}
+
+func isIndexed(job *batchv1.Job) bool {
+	return job.Spec.CompletionMode != nil && *job.Spec.CompletionMode == batchv1.IndexedCompletion
+}
+
+// applyClaims records the adoption and release decisions in the plan and
+// keeps the pods this sync works on. An adopted pod gets the tracking
+// finalizer with the adoption patch, so it is seen here with it.
+func (x *syncState) applyClaims(c claim) {
+	x.pods = c.pods
+	for _, p := range c.release {
+		x.plan.Releases = append(x.plan.Releases, PodClaim{Pod: refOf(p), Reason: "the pod no longer matches the Job's selector"})
+	}
+	for _, p := range c.adopt {
+		x.plan.Adoptions = append(x.plan.Adoptions, PodClaim{Pod: refOf(p), Reason: "orphan pod matching the Job's selector"})
+		if !hasFinalizer(p, x.opts.TrackingFinalizer) {
+			cp := p.DeepCopy()
+			cp.Finalizers = append(cp.Finalizers, x.opts.TrackingFinalizer)
+			p = cp
+		}
+		x.pods = append(x.pods, p)
+	}
+	sortClaims(x.plan.Releases)
+	sortClaims(x.plan.Adoptions)
+	if c.foreign > 0 {
+		x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("%d pods belong to another controller or namespace and are left alone", c.foreign))
+	}
+	if c.orphaned > 0 {
+		x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("%d orphan pods are not adopted", c.orphaned))
+	}
+}
+
+func ptrTime(t time.Time) *metav1.Time {
+	mt := metav1.NewTime(t)
+	return &mt
+}
+
+func ptrInt32(v int32) *int32 { return &v }
+
+func refOf(p *corev1.Pod) PodRef {
+	return PodRef{Namespace: p.Namespace, Name: p.Name, UID: p.UID}
+}
+
+func hasFinalizer(p *corev1.Pod, f string) bool {
+	for _, x := range p.Finalizers {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+var _ = expectations.DefaultTimeout

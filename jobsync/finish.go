@@ -1,0 +1,163 @@
+package jobsync
+
+import (
+	"fmt"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// decideFinish evaluates, in upstream's order, whether the Job is done:
+//  1. a SuccessCriteriaMet condition already written stands;
+//  2. a FailureTarget condition already written becomes Failed;
+//  3. a failed pod matching a FailJob rule of the pod failure policy;
+//  4. backoffLimit exceeded (or, with restartPolicy OnFailure, too many
+//     container restarts);
+//  5. activeDeadlineSeconds passed (never while suspended); otherwise the
+//     time left is when to look again;
+//  6. for Indexed Jobs with backoffLimitPerIndex: maxFailedIndexes
+//     exceeded, or every index finished with at least one failed;
+//  7. for Indexed Jobs, a successPolicy rule met.
+//
+// Reaching the completions (success without a policy) is decided later, after
+// pod management.
+func (x *syncState) decideFinish() {
+	job := x.job
+	if c := findCondition(x.st.Conditions, batchv1.JobSuccessCriteriaMet); c != nil && c.Status == corev1.ConditionTrue {
+		x.finished = c.DeepCopy()
+	}
+	if x.finished == nil {
+		if c := findCondition(x.st.Conditions, batchv1.JobFailureTarget); c != nil && c.Status == corev1.ConditionTrue {
+			x.finished = newCondition(batchv1.JobFailed, c.Reason, c.Message, x.now)
+		} else if msg, ok := x.failJobMessage(); ok {
+			x.finished = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonPodFailurePolicy, msg, x.now)
+		}
+	}
+	if x.finished == nil {
+		switch {
+		case x.failed > *job.Spec.BackoffLimit || x.pastBackoffLimitOnFailure():
+			x.finished = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonBackoffLimitExceeded, msgBackoffLimitExceeded, x.now)
+		case x.pastDeadline():
+			x.finished = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonDeadlineExceeded, msgDeadlineExceeded, x.now)
+		case job.Spec.ActiveDeadlineSeconds != nil && !x.suspended:
+			left := time.Duration(*job.Spec.ActiveDeadlineSeconds)*time.Second - x.now.Sub(x.st.StartTime.Time)
+			x.requeue(left, false)
+		}
+	}
+	if !x.indexed {
+		return
+	}
+	completions := int(*job.Spec.Completions)
+	x.computeSucceededIndexes()
+	x.succeeded = int32(x.succeededIndexes.Total())
+	if x.perIndex {
+		x.computeFailedIndexes()
+		failed := x.failedIndexes.Total()
+		if x.finished == nil {
+			if job.Spec.MaxFailedIndexes != nil && failed > int(*job.Spec.MaxFailedIndexes) {
+				x.finished = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonMaxFailedIndexesExceeded, msgMaxFailedIndexes, x.now)
+			} else if failed > 0 && failed+x.succeededIndexes.Total() >= completions {
+				x.finished = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonFailedIndexes, msgFailedIndexes, x.now)
+			}
+		}
+		x.computeDelayedRemovals()
+	}
+	if x.finished == nil {
+		if msg, ok := matchSuccessPolicy(job.Spec.SuccessPolicy, *job.Spec.Completions, x.succeededIndexes); ok {
+			x.finished = newCondition(batchv1.JobSuccessCriteriaMet, batchv1.JobReasonSuccessPolicy, msg, x.now)
+		}
+	}
+}
+
+// failJobMessage finds a failed pod that a FailJob rule matches and returns
+// the FailureTarget message naming it. Upstream takes the first such pod in
+// its cache's order; here it is the first in canonical order.
+func (x *syncState) failJobMessage() (string, bool) {
+	policy := x.job.Spec.PodFailurePolicy
+	if policy == nil {
+		return "", false
+	}
+	var first *corev1.Pod
+	var msg string
+	for _, p := range x.pods {
+		if !x.isFailed(p) {
+			continue
+		}
+		v := matchFailurePolicy(policy, p)
+		if v.action != batchv1.PodFailurePolicyActionFailJob {
+			continue
+		}
+		if first == nil || x.canonicalCompare(p, first) < 0 {
+			first, msg = p, v.failJobMessage
+		}
+	}
+	return msg, first != nil
+}
+
+// pastBackoffLimitOnFailure applies to restartPolicy OnFailure, where
+// failures show as container restarts of pods that keep running: the sum of
+// restarts of pending and running pods reaching backoffLimit (or any restart
+// when backoffLimit is 0) fails the Job.
+func (x *syncState) pastBackoffLimitOnFailure() bool {
+	if x.job.Spec.Template.Spec.RestartPolicy != corev1.RestartPolicyOnFailure {
+		return false
+	}
+	var restarts int64
+	for _, p := range x.pods {
+		if p.Status.Phase != corev1.PodRunning && p.Status.Phase != corev1.PodPending {
+			continue
+		}
+		for _, s := range p.Status.InitContainerStatuses {
+			restarts += int64(s.RestartCount)
+		}
+		for _, s := range p.Status.ContainerStatuses {
+			restarts += int64(s.RestartCount)
+		}
+	}
+	limit := int64(*x.job.Spec.BackoffLimit)
+	if limit == 0 {
+		return restarts > 0
+	}
+	return restarts >= limit
+}
+
+// pastDeadline reports whether the Job has been active, unsuspended, for
+// activeDeadlineSeconds or more.
+func (x *syncState) pastDeadline() bool {
+	ads := x.job.Spec.ActiveDeadlineSeconds
+	if ads == nil || x.st.StartTime == nil || x.suspended {
+		return false
+	}
+	return x.now.Sub(x.st.StartTime.Time) >= time.Duration(*ads)*time.Second
+}
+
+// completionsReached reports success by completions: with completions set,
+// that many pods (indexes) succeeded; without, any pod succeeded. Either
+// way, no pod may still be active.
+func (x *syncState) completionsReached() bool {
+	if x.activeCount != 0 {
+		return false
+	}
+	if c := x.job.Spec.Completions; c != nil {
+		return x.succeeded >= *c
+	}
+	return x.succeeded > 0
+}
+
+// requeue asks to look again after d, keeping the earliest request. Pod
+// failure backoff requeues wait at least MinRequeueDelay, as upstream's do.
+func (x *syncState) requeue(d time.Duration, backoff bool) {
+	if backoff && d < x.opts.MinRequeueDelay {
+		d = x.opts.MinRequeueDelay
+	}
+	if d <= 0 {
+		// Upstream adds the Job to its queue at once; zero means "no
+		// request" in a plan, so the smallest positive delay stands in.
+		d = time.Nanosecond
+	}
+	if x.plan.RequeueAfter == 0 || d < x.plan.RequeueAfter {
+		x.plan.RequeueAfter = d
+	}
+	x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("look again in %v", d))
+}

@@ -1,0 +1,211 @@
+package jobsync
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strconv"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/jobsync/jobsync/backoff"
+	"github.com/jobsync/jobsync/indexes"
+	"github.com/jobsync/jobsync/podorder"
+)
+
+// computeSucceededIndexes reads status.completedIndexes (leniently, as
+// upstream does) and adds the valid indexes of succeeded pods that still
+// carry the tracking finalizer.
+func (x *syncState) computeSucceededIndexes() {
+	completions := int(*x.job.Spec.Completions)
+	x.prevSucceededIndexes = indexes.ParseLenient(x.st.CompletedIndexes, completions)
+	var add []int
+	for _, p := range x.pods {
+		if p.Status.Phase != corev1.PodSucceeded || !hasFinalizer(p, x.opts.TrackingFinalizer) {
+			continue
+		}
+		if ix, ok := x.validIndex(p); ok {
+			add = append(add, ix)
+		}
+	}
+	slices.Sort(add)
+	x.succeededIndexes = x.prevSucceededIndexes.WithIndexes(add)
+}
+
+// computeFailedIndexes reads status.failedIndexes and adds the indexes of
+// tracked pods whose failure fails their index.
+func (x *syncState) computeFailedIndexes() {
+	var prev indexes.Set
+	if x.st.FailedIndexes != nil {
+		prev = indexes.ParseLenient(*x.st.FailedIndexes, int(*x.job.Spec.Completions))
+	}
+	var add []int
+	for _, p := range x.pods {
+		if !hasFinalizer(p, x.opts.TrackingFinalizer) {
+			continue
+		}
+		if ix, ok := x.validIndex(p); ok && x.failsIndex(p) {
+			add = append(add, ix)
+		}
+	}
+	slices.Sort(add)
+	x.failedIndexes = prev.WithIndexes(add)
+}
+
+// failsIndex reports whether a pod's failure fails its index: a FailIndex
+// rule matched it, or it counts and the index had already used up its
+// backoffLimitPerIndex.
+func (x *syncState) failsIndex(p *corev1.Pod) bool {
+	if !x.isFailed(p) {
+		return false
+	}
+	if policy := x.job.Spec.PodFailurePolicy; policy != nil {
+		v := matchFailurePolicy(policy, p)
+		if v.action == batchv1.PodFailurePolicyActionFailIndex {
+			return true
+		}
+		if !v.counts() {
+			return false
+		}
+	}
+	return failureCount(p) >= *x.job.Spec.BackoffLimitPerIndex
+}
+
+// computeDelayedRemovals finds, for each index that has not succeeded, has
+// not failed and has no active pod, the failed pod whose finalizer must stay
+// until a replacement is created carrying the index's failure count: the
+// one with the highest failure count, the latest finish breaking ties, and
+// name then UID breaking those (upstream takes the last one it meets).
+func (x *syncState) computeDelayedRemovals() {
+	activeIdx := make(map[int]bool, len(x.active))
+	for _, p := range x.active {
+		if ix := indexes.Of(p.Annotations); ix != indexes.Unknown {
+			activeIdx[ix] = true
+		}
+	}
+	x.delayedRemoval = make(map[int]*corev1.Pod)
+	for _, p := range x.pods {
+		if !x.tracked(p) || !x.isFailed(p) {
+			continue
+		}
+		ix, ok := x.validIndex(p)
+		if !ok || x.succeededIndexes.Has(ix) || x.failedIndexes.Has(ix) || activeIdx[ix] {
+			continue
+		}
+		if cur, seen := x.delayedRemoval[ix]; !seen || laterFailure(p, cur) {
+			x.delayedRemoval[ix] = p
+		}
+	}
+}
+
+// laterFailure reports whether failed pod p replaces cur as the last failure
+// of their index.
+func laterFailure(p, cur *corev1.Pod) bool {
+	cp, cc := absoluteFailureCount(p), absoluteFailureCount(cur)
+	if cp != cc {
+		return cp > cc
+	}
+	tp, tc := backoff.FinishTime(p), backoff.FinishTime(cur)
+	if !tp.Equal(tc) {
+		return tp.After(tc)
+	}
+	if p.Name != cur.Name {
+		return p.Name > cur.Name
+	}
+	return p.UID > cur.UID
+}
+
+// failureCount reads the index failure count a pod carries; a missing,
+// malformed, negative or out-of-range value reads as 0, as upstream reads it.
+func failureCount(p *corev1.Pod) int32 {
+	return annotationCount(p, batchv1.JobIndexFailureCountAnnotation)
+}
+
+func ignoredFailureCount(p *corev1.Pod) int32 {
+	return annotationCount(p, batchv1.JobIndexIgnoredFailureCountAnnotation)
+}
+
+func absoluteFailureCount(p *corev1.Pod) int64 {
+	return int64(failureCount(p)) + int64(ignoredFailureCount(p))
+}
+
+func annotationCount(p *corev1.Pod, key string) int32 {
+	v, ok := p.Annotations[key]
+	if !ok {
+		return 0
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > math.MaxInt32 {
+		return 0
+	}
+	return int32(n)
+}
+
+// replacementFailureCounts returns the failure counts a pod replacing the
+// failed pod of an index carries: the failed pod's counts plus its own
+// failure, counted or ignored as the pod failure policy says.
+func (x *syncState) replacementFailureCounts(failed *corev1.Pod) (count, ignored int32) {
+	if failed == nil {
+		return 0, 0
+	}
+	count, ignored = failureCount(failed), ignoredFailureCount(failed)
+	if policy := x.job.Spec.PodFailurePolicy; policy != nil && !matchFailurePolicy(policy, failed).counts() {
+		ignored = saturatingInc(ignored)
+	} else {
+		count = saturatingInc(count)
+	}
+	return count, ignored
+}
+
+func saturatingInc(v int32) int32 {
+	if v == math.MaxInt32 {
+		return v
+	}
+	return v + 1
+}
+
+// indexedForRemoval picks, from the active pods of an Indexed Job, those to
+// delete whatever the count, in upstream's order: pods without a valid
+// index, then all but the best-placed pod of each repeated index (the one
+// that comes last in the deletion order stays), then pods whose index is at
+// or above completions, by index. The rest are returned in left.
+func (x *syncState) indexedForRemoval(pods []*corev1.Pod) (rm, left []*corev1.Pod) {
+	completions := int(*x.job.Spec.Completions)
+	byIndex := make(map[int][]*corev1.Pod)
+	var keys []int
+	var unknown, outOfRange []*corev1.Pod
+	for _, p := range pods {
+		ix := indexes.Of(p.Annotations)
+		switch {
+		case ix == indexes.Unknown:
+			unknown = append(unknown, p)
+		case ix >= completions:
+			outOfRange = append(outOfRange, p)
+		default:
+			if _, ok := byIndex[ix]; !ok {
+				keys = append(keys, ix)
+			}
+			byIndex[ix] = append(byIndex[ix], p)
+		}
+	}
+	slices.SortFunc(unknown, podorder.Compare)
+	rm = append(rm, unknown...)
+	slices.Sort(keys)
+	for _, ix := range keys {
+		group := byIndex[ix]
+		if len(group) > 1 {
+			slices.SortFunc(group, podorder.Compare)
+			rm = append(rm, group[:len(group)-1]...)
+		}
+		left = append(left, group[len(group)-1])
+	}
+	slices.SortFunc(outOfRange, func(a, b *corev1.Pod) int {
+		if c := cmp.Compare(indexes.Of(a.Annotations), indexes.Of(b.Annotations)); c != 0 {
+			return c
+		}
+		return podorder.Compare(a, b)
+	})
+	rm = append(rm, outOfRange...)
+	return rm, left
+}

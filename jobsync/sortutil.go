@@ -1,0 +1,11 @@
+package jobsync
+
+import (
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+func slicesSortInts(s []int) { slices.Sort(s) }
+
+func slicesSortPods(s []*corev1.Pod, cmp func(a, b *corev1.Pod) int) { slices.SortFunc(s, cmp) }

@@ -1,0 +1,258 @@
+package jobsync
+
+import (
+	"fmt"
+	"slices"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// track does the finalizer-based accounting of terminated pods, upstream's
+// write-ahead protocol:
+//  1. record each newly terminated tracked pod in
+//     status.uncountedTerminatedPods (Indexed Jobs record succeeded pods by
+//     their index in completedIndexes instead), at most MaxUncountedPods;
+//  2. write that status (InterimStatus), with any interim condition;
+//  3. remove the tracking finalizers (FinalizerRemovals);
+//  4. move the released UIDs from uncountedTerminatedPods into the
+//     succeeded and failed counters, add the terminal condition once no pod
+//     is uncounted or terminating, and write that (Status).
+//
+// needsWrite says the status already differs from the Job's in ways that
+// must be written.
+func (x *syncState) track(needsWrite bool) {
+	st := x.st
+	uncounted := st.UncountedTerminatedPods
+	stillTracked := make(map[types.UID]bool, len(uncounted.Succeeded)+len(uncounted.Failed))
+	for _, p := range x.pods {
+		if x.tracked(p) && (x.uncountedSucceeded[p.UID] || x.uncountedFailed[p.UID]) {
+			stillTracked[p.UID] = true
+		}
+	}
+	// Pods recorded earlier whose finalizer is gone (or going) are counted now.
+	if moveCounted(st, stillTracked) {
+		needsWrite = true
+	}
+
+	candidates := x.releaseCandidates()
+	var release []*corev1.Pod
+	var newSucceededIdx []int
+	capped := false
+	for _, p := range candidates {
+		release = append(release, p)
+		if p.Status.Phase == corev1.PodSucceeded && !x.uncountedFailed[p.UID] {
+			if x.indexed {
+				if ix, ok := x.validIndex(p); ok && !x.prevSucceededIndexes.Has(ix) {
+					newSucceededIdx = append(newSucceededIdx, ix)
+					needsWrite = true
+				}
+			} else if !x.uncountedSucceeded[p.UID] {
+				uncounted.Succeeded = append(uncounted.Succeeded, p.UID)
+				needsWrite = true
+			}
+		} else if x.isFailed(p) || (x.finished != nil && x.finished.Type != batchv1.JobSuccessCriteriaMet) {
+			// Once the Job is failing, every pod not yet terminated counts as failed.
+			_, validIx := x.validIndex(p)
+			if !x.uncountedFailed[p.UID] && (!x.indexed || validIx) {
+				if x.job.Spec.PodFailurePolicy == nil || matchFailurePolicy(x.job.Spec.PodFailurePolicy, p).counts() {
+					uncounted.Failed = append(uncounted.Failed, p.UID)
+					needsWrite = true
+				}
+			}
+		}
+		if len(newSucceededIdx)+len(uncounted.Succeeded)+len(uncounted.Failed) >= x.opts.MaxUncountedPods {
+			capped = true
+			x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("at most %d pods are recorded as uncounted per sync; the rest wait for the next sync", x.opts.MaxUncountedPods))
+			break
+		}
+	}
+
+	if x.indexed {
+		x.succeededIndexes = x.succeededIndexes.WithIndexes(newSucceededIdx)
+		s := x.succeededIndexes.String()
+		if s != st.CompletedIndexes {
+			needsWrite = true
+		}
+		st.Succeeded = int32(x.succeededIndexes.Total())
+		st.CompletedIndexes = s
+		var failed *string
+		if x.perIndex {
+			f := x.failedIndexes.String()
+			failed = &f
+		}
+		if !equalStringPtr(st.FailedIndexes, failed) {
+			st.FailedIndexes = failed
+			needsWrite = true
+		}
+	}
+
+	// The interim condition is written before any finalizer goes, so that a
+	// crash cannot lose the decision; the terminal one comes after.
+	if x.finished != nil && x.finished.Type == batchv1.JobFailureTarget {
+		st.Conditions = append(st.Conditions, *x.finished)
+		needsWrite = true
+		x.finished = newCondition(batchv1.JobFailed, x.finished.Reason, x.finished.Message, x.now)
+	}
+	if x.finished != nil && x.finished.Type == batchv1.JobSuccessCriteriaMet && x.finished.Status == corev1.ConditionTrue {
+		if !hasTrueCondition(st.Conditions, batchv1.JobSuccessCriteriaMet) {
+			st.Conditions = append(st.Conditions, *x.finished)
+			needsWrite = true
+		}
+		x.finished = newCondition(batchv1.JobComplete, x.finished.Reason, x.finished.Message, x.now)
+	}
+
+	if needsWrite {
+		x.plan.InterimStatus = st.DeepCopy()
+		x.plan.Backoff = x.newBackoff
+		needsWrite = false
+	}
+	if len(release) > 0 {
+		uids := make([]types.UID, len(release))
+		for i, p := range release {
+			uids[i] = p.UID
+			x.plan.FinalizerRemovals = append(x.plan.FinalizerRemovals, FinalizerRemoval{Pod: refOf(p), Reason: x.releaseReason(p)})
+			delete(stillTracked, p.UID)
+		}
+		x.plan.Expectations = x.plan.Expectations.ExpectFinalizerRemovals(uids...)
+	}
+	if moveCounted(st, stillTracked) {
+		needsWrite = true
+	}
+
+	finishedNow := !capped && x.enactFinished()
+	if finishedNow {
+		needsWrite = true
+	}
+	if needsWrite {
+		x.plan.Status = st.DeepCopy()
+		if finishedNow {
+			x.recordFinished()
+			x.plan.Expectations.JobFinished = true
+		}
+	}
+}
+
+// releaseCandidates returns the tracked pods whose finalizer may go now, in
+// canonical order (upstream's order is its cache's, or by index for Indexed
+// Jobs): every pod when the Job is being deleted or is finishing, succeeded
+// pods, and failed pods unless one must wait for its replacement to carry
+// the index failure count.
+func (x *syncState) releaseCandidates() []*corev1.Pod {
+	all := x.job.DeletionTimestamp != nil || x.finished != nil
+	var out []*corev1.Pod
+	for _, p := range x.pods {
+		if !x.tracked(p) {
+			continue
+		}
+		if all || p.Status.Phase == corev1.PodSucceeded {
+			out = append(out, p)
+			continue
+		}
+		if !x.isFailed(p) {
+			continue
+		}
+		if x.perIndex {
+			if ix, ok := x.validIndex(p); ok {
+				if d := x.delayedRemoval[ix]; d != nil && d.UID == p.UID {
+					continue
+				}
+			}
+		}
+		out = append(out, p)
+	}
+	slices.SortFunc(out, x.canonicalCompare)
+	return out
+}
+
+func (x *syncState) releaseReason(p *corev1.Pod) string {
+	switch {
+	case p.Status.Phase == corev1.PodSucceeded:
+		return "the pod succeeded and is counted"
+	case x.isFailed(p):
+		v := matchFailurePolicy(x.job.Spec.PodFailurePolicy, p)
+		if v.rule >= 0 {
+			return fmt.Sprintf("the pod failed and is counted: podFailurePolicy rule %d %s", v.rule, v.action)
+		}
+		return "the pod failed and is counted"
+	case x.job.DeletionTimestamp != nil:
+		return "the Job is being deleted"
+	default:
+		return "the Job is finishing"
+	}
+}
+
+// moveCounted moves the UIDs of uncountedTerminatedPods that are not in
+// stillTracked into the succeeded and failed counters. It reports whether
+// anything moved.
+func moveCounted(st *batchv1.JobStatus, stillTracked map[types.UID]bool) bool {
+	u := st.UncountedTerminatedPods
+	keepS, movedS := partitionUIDs(u.Succeeded, stillTracked)
+	keepF, movedF := partitionUIDs(u.Failed, stillTracked)
+	if movedS > 0 {
+		st.Succeeded += int32(movedS)
+		u.Succeeded = keepS
+	}
+	if movedF > 0 {
+		st.Failed += int32(movedF)
+		u.Failed = keepF
+	}
+	return movedS > 0 || movedF > 0
+}
+
+// partitionUIDs returns the uids that are in keep, in their order (nil when
+// none), and how many were not.
+func partitionUIDs(uids []types.UID, keep map[types.UID]bool) ([]types.UID, int) {
+	var kept []types.UID
+	for _, u := range uids {
+		if keep[u] {
+			kept = append(kept, u)
+		}
+	}
+	return kept, len(uids) - len(kept)
+}
+
+// enactFinished adds the terminal condition once the Job has decided to
+// finish and no pod remains uncounted or terminating.
+func (x *syncState) enactFinished() bool {
+	if x.finished == nil {
+		return false
+	}
+	u := x.st.UncountedTerminatedPods
+	if n := len(u.Succeeded) + len(u.Failed); n > 0 {
+		x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("the Job is not yet %s: %d pods are still uncounted", x.finished.Type, n))
+		return false
+	}
+	if x.terminating > 0 {
+		x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("the Job is not yet %s: %d pods are still terminating", x.finished.Type, x.terminating))
+		return false
+	}
+	f := x.finished
+	x.st.Conditions, _ = setCondition(x.st.Conditions, f.Type, f.Status, f.Reason, f.Message, x.now)
+	if f.Type == batchv1.JobComplete {
+		t := f.LastTransitionTime
+		x.st.CompletionTime = &t
+	}
+	return true
+}
+
+// recordFinished adds the events upstream records when a Job finishes.
+func (x *syncState) recordFinished() {
+	f := x.finished
+	if f.Type == batchv1.JobComplete {
+		if c := x.job.Spec.Completions; c != nil && x.st.Succeeded > *c {
+			x.plan.Events = append(x.plan.Events, Event{corev1.EventTypeWarning, "TooManySucceededPods", "Too many succeeded pods running after completion count reached"})
+		}
+		x.plan.Events = append(x.plan.Events, Event{corev1.EventTypeNormal, "Completed", "Job completed"})
+		return
+	}
+	x.plan.Events = append(x.plan.Events, Event{corev1.EventTypeWarning, f.Reason, f.Message})
+}
+
+func equalStringPtr(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
