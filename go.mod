@@ -3,8 +3,10 @@ module github.com/jobsync/jobsync
 go 1.26.0
 
 require (
+	github.com/google/go-cmp v0.7.0
 	k8s.io/api v0.36.3
 	k8s.io/apimachinery v0.36.3
+	sigs.k8s.io/yaml v1.6.0
 )
 
 require (

@@ -43,6 +43,7 @@ func (x *syncState) decideFinish() {
 		case job.Spec.ActiveDeadlineSeconds != nil && !x.suspended:
 			left := time.Duration(*job.Spec.ActiveDeadlineSeconds)*time.Second - x.now.Sub(x.st.StartTime.Time)
 			x.requeue(left, false)
+			x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("the active deadline passes in %v", left))
 		}
 	}
 	if !x.indexed {
@@ -159,5 +160,4 @@ func (x *syncState) requeue(d time.Duration, backoff bool) {
 	if x.plan.RequeueAfter == 0 || d < x.plan.RequeueAfter {
 		x.plan.RequeueAfter = d
 	}
-	x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("look again in %v", d))
 }

@@ -172,14 +172,20 @@ func (x *syncState) releaseReason(p *corev1.Pod) string {
 		return "the pod succeeded and is counted"
 	case x.isFailed(p):
 		v := matchFailurePolicy(x.job.Spec.PodFailurePolicy, p)
-		if v.rule >= 0 {
+		switch {
+		case v.rule < 0:
+			return "the pod failed and is counted"
+		case !v.counts():
+			return fmt.Sprintf("the pod failed and is not counted: podFailurePolicy rule %d %s", v.rule, v.action)
+		default:
 			return fmt.Sprintf("the pod failed and is counted: podFailurePolicy rule %d %s", v.rule, v.action)
 		}
-		return "the pod failed and is counted"
 	case x.job.DeletionTimestamp != nil:
 		return "the Job is being deleted"
+	case x.finished != nil && x.finished.Type == batchv1.JobFailed:
+		return "the Job is failing: the pod counts as failed"
 	default:
-		return "the Job is finishing"
+		return "the Job succeeded: the pod is not counted"
 	}
 }
 
