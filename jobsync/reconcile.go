@@ -58,8 +58,8 @@ type syncState struct {
 // and returns the plan. It returns an error, and no plan, for a snapshot it
 // cannot decide on (see InputError); it never panics and never modifies s.
 func Reconcile(s Snapshot, opts Options) (Plan, error) {
-	if err := checkJob(s.Job); err != nil {
-		return Plan{}, err
+	if s.Job == nil {
+		return Plan{}, inputErr("job", nil, "is nil")
 	}
 	opts = opts.withDefaults()
 	job := s.Job
@@ -85,6 +85,11 @@ func Reconcile(s Snapshot, opts Options) (Plan, error) {
 		return plan, nil
 	}
 
+	// The skips above read only what upstream reads before its first use of
+	// a defaulted field; from here on, those fields must be sound.
+	if err := checkJob(job); err != nil {
+		return Plan{}, err
+	}
 	c, err := claimPods(job, s.Pods)
 	if err != nil {
 		return Plan{}, err

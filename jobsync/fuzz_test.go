@@ -1,0 +1,99 @@
+package jobsync_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"pgregory.net/rapid"
+
+	"github.com/jobsync/jobsync/jobsync"
+)
+
+// FuzzReconcile drives Reconcile with generated snapshots that the fuzzer
+// then mutates into bad ones: nil and negative fields, malformed indexes
+// and annotations, pods of other owners, duplicate UIDs, huge counters.
+// Reconcile must never panic, must answer the same snapshot the same way,
+// and a plan applied then reconciled again must not count a pod twice.
+func FuzzReconcile(f *testing.F) {
+	f.Fuzz(rapid.MakeFuzz(func(t *rapid.T) {
+		s := genSnapshot(t)
+		mutateSnapshot(t, &s)
+		plan, err := jobsync.Reconcile(s, jobsync.Options{})
+		again, err2 := jobsync.Reconcile(s, jobsync.Options{})
+		if (err == nil) != (err2 == nil) {
+			t.Fatalf("errors differ: %v / %v", err, err2)
+		}
+		if err != nil {
+			return
+		}
+		if d := cmp.Diff(plan, again); d != "" {
+			t.Fatalf("not deterministic:\n%s", d)
+		}
+		if plan.Skipped != "" {
+			return
+		}
+		next := applyForTest(s, plan)
+		plan2, err := jobsync.Reconcile(next, jobsync.Options{})
+		if err != nil {
+			return // e.g. counters pushed past int32 by the first plan
+		}
+		released := map[types.UID]bool{}
+		for _, r := range plan.FinalizerRemovals {
+			released[r.Pod.UID] = true
+		}
+		for _, r := range plan2.FinalizerRemovals {
+			if released[r.Pod.UID] {
+				t.Fatalf("finalizer of %s removed twice", r.Pod.UID)
+			}
+		}
+	}))
+}
+
+func mutateSnapshot(t *rapid.T, s *jobsync.Snapshot) {
+	job := s.Job
+	for range rapid.IntRange(0, 3).Draw(t, "mutations") {
+		switch rapid.IntRange(0, 13).Draw(t, "mutation") {
+		case 0:
+			job.Spec.Parallelism = nil
+		case 1:
+			job.Spec.Completions = ptr(int32(rapid.IntRange(-2, 3).Draw(t, "completions")))
+		case 2:
+			job.Status.Succeeded = int32(rapid.SampledFrom([]int{-1, 2147483647, 2147483646}).Draw(t, "succeeded"))
+		case 3:
+			job.Status.CompletedIndexes = rapid.SampledFrom([]string{"x", "3-1", "1,1", "-", "0-2147483647", "5,2", ","}).Draw(t, "completedIndexes")
+		case 4:
+			job.Status.FailedIndexes = ptr(rapid.SampledFrom([]string{"x", "2-", "0,0", "99999999999"}).Draw(t, "failedIndexes"))
+		case 5:
+			job.Status.UncountedTerminatedPods = nil
+		case 6:
+			job.Spec.Selector = nil
+		case 7:
+			if len(s.Pods) > 0 {
+				p := s.Pods[rapid.IntRange(0, len(s.Pods)-1).Draw(t, "pod")]
+				p.Annotations[batchv1.JobCompletionIndexAnnotation] = rapid.SampledFrom([]string{"-1", "abc", "99999999999999999999", "+3", " 2"}).Draw(t, "index")
+			}
+		case 8:
+			if len(s.Pods) > 0 {
+				p := s.Pods[rapid.IntRange(0, len(s.Pods)-1).Draw(t, "pod")]
+				p.Annotations[batchv1.JobIndexFailureCountAnnotation] = rapid.SampledFrom([]string{"-1", "x", "2147483648", "2147483647"}).Draw(t, "count")
+			}
+		case 9:
+			if len(s.Pods) > 1 {
+				s.Pods[1].UID = s.Pods[0].UID
+			}
+		case 10:
+			if len(s.Pods) > 0 {
+				s.Pods[0].OwnerReferences = nil
+			}
+		case 11:
+			s.Pods = append(s.Pods, &corev1.Pod{})
+		case 12:
+			job.Spec.CompletionMode = nil
+		case 13:
+			job.Status.Ready = ptr(int32(-1))
+		}
+	}
+}
