@@ -2,11 +2,14 @@ package jobsync
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/jobsync/jobsync/expectations"
@@ -14,29 +17,155 @@ import (
 	"github.com/jobsync/jobsync/podorder"
 )
 
-// classify sorts the pods into the groups the decisions need: active pods
-// (neither terminal nor being deleted), ready ones among them, terminating
-// ones (being deleted but not terminal), and it loads the uncounted and
-// expected-removal UID sets.
-func (x *syncState) classify(exp expectations.Expectations) error {
-	x.active = make([]*corev1.Pod, 0, len(x.pods))
-	for _, p := range x.pods {
-		terminal := p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+// scan is the one pass over every pod of the snapshot. It applies
+// upstream's ownership rules (ControllerRefManager) and sorts the Job's pods
+// into what the decisions need: the count of active pods (neither terminal
+// nor being deleted), of ready ones among them and of terminating ones
+// (being deleted but not terminal), and the list of pods that are terminal
+// or being deleted, which is all later steps look at in a steady state.
+//
+// Ownership: a pod controlled by the Job is kept while the selector matches
+// it and released otherwise (unless the Job is being deleted); an orphan
+// that matches the selector, is not being deleted and lives in the Job's
+// namespace is adopted, unless the Job is being deleted, and is seen with
+// the tracking finalizer that adoption adds; any other pod is not the Job's.
+//
+// A nil pod is an error. Two pods with one UID are an error where the UID
+// is used to count: among pods that are terminal or being deleted and carry
+// the tracking finalizer. Elsewhere the check would cost a set of every UID
+// on every sync, and no informer produces such input.
+func (x *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) error {
+	job := x.job
+	match := selectorMatcher(job.Spec.Selector)
+	deleting := job.DeletionTimestamp != nil
+	x.expectedRemovals = uidSet(exp.FinalizerRemovals)
+	x.uncountedSucceeded = uidSet(x.st.UncountedTerminatedPods.Succeeded)
+	x.uncountedFailed = uidSet(x.st.UncountedTerminatedPods.Failed)
+	if x.indexed {
+		x.activeIndexes = newBitset(int(*job.Spec.Completions))
+	}
+	x.pods = all // replaced by a filtered copy at the first pod not kept as it is
+	copied := false
+	var foreign, orphaned int
+	var countedUIDs map[types.UID]int
+	for i, p := range all {
+		if p == nil {
+			return inputErr(fmt.Sprintf("pods[%d]", i), nil, "is nil")
+		}
+		keep := false
+		ref := metav1.GetControllerOfNoCopy(p)
 		switch {
-		case !terminal && p.DeletionTimestamp == nil:
-			x.active = append(x.active, p)
+		case p.Namespace != job.Namespace:
+			foreign++
+		case ref != nil && ref.UID != job.UID:
+			foreign++
+		case ref != nil && match(p.Labels):
+			keep = true
+		case ref != nil:
+			if !deleting {
+				x.plan.Releases = append(x.plan.Releases, PodClaim{Pod: refOf(p), Reason: "the pod no longer matches the Job's selector"})
+			}
+		case deleting || p.DeletionTimestamp != nil || !match(p.Labels):
+			orphaned++
+		default:
+			x.plan.Adoptions = append(x.plan.Adoptions, PodClaim{Pod: refOf(p), Reason: "orphan pod matching the Job's selector"})
+			if !hasFinalizer(p, x.opts.TrackingFinalizer) {
+				cp := p.DeepCopy()
+				cp.Finalizers = append(cp.Finalizers, x.opts.TrackingFinalizer)
+				p = cp
+			}
+			keep = true
+		}
+		if (!keep || p != all[i]) && !copied {
+			x.pods = append(make([]*corev1.Pod, 0, len(all)), all[:i]...)
+			copied = true
+		}
+		if !keep {
+			continue
+		}
+		if copied {
+			x.pods = append(x.pods, p)
+		}
+
+		terminal := p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+		if !terminal && p.DeletionTimestamp == nil {
+			x.activeCount++
 			if podorder.IsReady(p) {
 				x.ready++
 			}
-		case !terminal:
+			if x.indexed {
+				ix := indexes.Of(p.Annotations)
+				if ix == indexes.Unknown || ix >= int(*job.Spec.Completions) || !x.activeIndexes.set(ix) {
+					x.indexTrouble = true
+				}
+			}
+			continue
+		}
+		if !terminal {
 			x.terminating++
 		}
+		x.done = append(x.done, p)
+		if hasFinalizer(p, x.opts.TrackingFinalizer) {
+			if countedUIDs == nil {
+				countedUIDs = make(map[types.UID]int)
+			}
+			if j, dup := countedUIDs[p.UID]; dup {
+				return inputErr(fmt.Sprintf("pods[%d].metadata.uid", i), p.UID, fmt.Sprintf("is also the UID of pods[%d]", j))
+			}
+			countedUIDs[p.UID] = i
+		}
 	}
-	x.activeCount = int32(len(x.active))
-	x.uncountedSucceeded = uidSet(x.st.UncountedTerminatedPods.Succeeded)
-	x.uncountedFailed = uidSet(x.st.UncountedTerminatedPods.Failed)
-	x.expectedRemovals = uidSet(exp.FinalizerRemovals)
+	sortClaims(x.plan.Releases)
+	sortClaims(x.plan.Adoptions)
+	if foreign > 0 {
+		x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("%d pods belong to another controller or namespace and are left alone", foreign))
+	}
+	if orphaned > 0 {
+		x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("%d orphan pods are not adopted", orphaned))
+	}
 	return nil
+}
+
+// selectorMatcher returns a label matcher for the Job's selector. The usual
+// selector (matchLabels only, as the API server generates it) is matched by
+// direct lookups; any other goes through the labels package. checkJob has
+// already rejected selectors that do not parse. A nil selector matches
+// nothing, as upstream's conversion makes it.
+func selectorMatcher(sel *metav1.LabelSelector) func(map[string]string) bool {
+	if sel != nil && len(sel.MatchExpressions) == 0 && len(sel.MatchLabels) > 0 {
+		type pair struct{ k, v string }
+		want := make([]pair, 0, len(sel.MatchLabels))
+		for k, v := range sel.MatchLabels {
+			want = append(want, pair{k, v})
+		}
+		return func(l map[string]string) bool {
+			for _, kv := range want {
+				if got, ok := l[kv.k]; !ok || got != kv.v {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil {
+		return func(map[string]string) bool { return false }
+	}
+	return func(l map[string]string) bool { return s.Matches(labels.Set(l)) }
+}
+
+// activePods returns the active pods, built on first use: a steady-state
+// sync of a NonIndexed Job never needs the list.
+func (x *syncState) activePods() []*corev1.Pod {
+	if x.active == nil {
+		x.active = make([]*corev1.Pod, 0, x.activeCount)
+		for _, p := range x.pods {
+			if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed && p.DeletionTimestamp == nil {
+				x.active = append(x.active, p)
+			}
+		}
+	}
+	return x.active
 }
 
 func uidSet(uids []types.UID) map[types.UID]bool {
@@ -92,7 +221,7 @@ func onlyReplaceFailed(job *batchv1.Job) bool {
 // (the latter whatever a pod failure policy says of them). For Indexed Jobs,
 // pods without a valid index are left out.
 func (x *syncState) newlyFinished() (succeeded, failed []*corev1.Pod) {
-	for _, p := range x.pods {
+	for _, p := range x.done {
 		if !x.tracked(p) {
 			continue
 		}
@@ -137,4 +266,45 @@ func sortClaims(cs []PodClaim) {
 		}
 		return strings.Compare(string(a.Pod.UID), string(b.Pod.UID))
 	})
+}
+
+// bitset is a set of small non-negative integers.
+type bitset []uint64
+
+func newBitset(n int) bitset { return make(bitset, (max(n, 0)+63)/64) }
+
+// set adds i and reports whether it was absent.
+func (b bitset) set(i int) bool {
+	w, m := i/64, uint64(1)<<(i%64)
+	if b[w]&m != 0 {
+		return false
+	}
+	b[w] |= m
+	return true
+}
+
+// members returns the set's elements in ascending order as intervals.
+func (b bitset) members() indexes.Set {
+	var out indexes.Set
+	for w, word := range b {
+		for word != 0 {
+			bit := bitsTrailingZeros(word)
+			i := w*64 + bit
+			if n := len(out); n > 0 && out[n-1].Last == i-1 {
+				out[n-1].Last = i
+			} else {
+				out = append(out, indexes.Interval{First: i, Last: i})
+			}
+			word &= word - 1
+		}
+	}
+	return out
+}
+
+// has reports whether i is in the set; out-of-range values are not.
+func (b bitset) has(i int) bool {
+	if i < 0 || i/64 >= len(b) {
+		return false
+	}
+	return b[i/64]&(uint64(1)<<(i%64)) != 0
 }

@@ -81,7 +81,7 @@ func (x *syncState) failJobMessage() (string, bool) {
 	}
 	var first *corev1.Pod
 	var msg string
-	for _, p := range x.pods {
+	for _, p := range x.done {
 		if !x.isFailed(p) {
 			continue
 		}

@@ -21,7 +21,7 @@ func (x *syncState) computeSucceededIndexes() {
 	completions := int(*x.job.Spec.Completions)
 	x.prevSucceededIndexes = indexes.ParseLenient(x.st.CompletedIndexes, completions)
 	var add []int
-	for _, p := range x.pods {
+	for _, p := range x.done {
 		if p.Status.Phase != corev1.PodSucceeded || !hasFinalizer(p, x.opts.TrackingFinalizer) {
 			continue
 		}
@@ -41,7 +41,7 @@ func (x *syncState) computeFailedIndexes() {
 		prev = indexes.ParseLenient(*x.st.FailedIndexes, int(*x.job.Spec.Completions))
 	}
 	var add []int
-	for _, p := range x.pods {
+	for _, p := range x.done {
 		if !hasFinalizer(p, x.opts.TrackingFinalizer) {
 			continue
 		}
@@ -78,19 +78,13 @@ func (x *syncState) failsIndex(p *corev1.Pod) bool {
 // one with the highest failure count, the latest finish breaking ties, and
 // name then UID breaking those (upstream takes the last one it meets).
 func (x *syncState) computeDelayedRemovals() {
-	activeIdx := make(map[int]bool, len(x.active))
-	for _, p := range x.active {
-		if ix := indexes.Of(p.Annotations); ix != indexes.Unknown {
-			activeIdx[ix] = true
-		}
-	}
 	x.delayedRemoval = make(map[int]*corev1.Pod)
-	for _, p := range x.pods {
+	for _, p := range x.done {
 		if !x.tracked(p) || !x.isFailed(p) {
 			continue
 		}
 		ix, ok := x.validIndex(p)
-		if !ok || x.succeededIndexes.Has(ix) || x.failedIndexes.Has(ix) || activeIdx[ix] {
+		if !ok || x.succeededIndexes.Has(ix) || x.failedIndexes.Has(ix) || x.activeIndexes.has(ix) {
 			continue
 		}
 		if cur, seen := x.delayedRemoval[ix]; !seen || laterFailure(p, cur) {

@@ -5,10 +5,7 @@ import (
 	"math"
 
 	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 // InputError is returned for a snapshot that Reconcile cannot decide on: a
@@ -94,58 +91,4 @@ func addCounts(field string, parts ...int) (int32, error) {
 		return 0, inputErr(field, sum, "does not fit in int32")
 	}
 	return int32(sum), nil
-}
-
-// claim is what the pod ownership rules decided for the snapshot's pods.
-type claim struct {
-	pods     []*corev1.Pod // the pods this sync works on
-	adopt    []*corev1.Pod // orphans matching the selector, to adopt
-	release  []*corev1.Pod // owned pods no longer matching the selector
-	foreign  int           // pods of another controller or namespace, left alone
-	orphaned int           // orphans that are not adopted
-}
-
-// claimPods applies upstream's ownership rules (ControllerRefManager): a pod
-// controlled by the Job is kept while the selector matches it and released
-// otherwise (unless the Job is being deleted); an orphan that matches the
-// selector, is not being deleted and lives in the Job's namespace is adopted,
-// unless the Job is being deleted; any other pod is not the Job's.
-//
-// Duplicate UIDs and nil pods are errors: no informer produces them.
-func claimPods(job *batchv1.Job, pods []*corev1.Pod) (claim, error) {
-	sel, _ := metav1.LabelSelectorAsSelector(job.Spec.Selector) // checked by checkJob
-	var c claim
-	c.pods = make([]*corev1.Pod, 0, len(pods))
-	seen := make(map[types.UID]int, len(pods))
-	deleting := job.DeletionTimestamp != nil
-	for i, p := range pods {
-		if p == nil {
-			return claim{}, inputErr(fmt.Sprintf("pods[%d]", i), nil, "is nil")
-		}
-		if j, dup := seen[p.UID]; dup {
-			return claim{}, inputErr(fmt.Sprintf("pods[%d].metadata.uid", i), p.UID, fmt.Sprintf("is also the UID of pods[%d]", j))
-		}
-		seen[p.UID] = i
-		if p.Namespace != job.Namespace {
-			c.foreign++
-			continue
-		}
-		ref := metav1.GetControllerOfNoCopy(p)
-		matches := sel.Matches(labels.Set(p.Labels))
-		switch {
-		case ref != nil && ref.UID != job.UID:
-			c.foreign++
-		case ref != nil && matches:
-			c.pods = append(c.pods, p)
-		case ref != nil:
-			if !deleting {
-				c.release = append(c.release, p)
-			}
-		case deleting || !matches || p.DeletionTimestamp != nil:
-			c.orphaned++
-		default:
-			c.adopt = append(c.adopt, p)
-		}
-	}
-	return c, nil
 }

@@ -48,7 +48,8 @@ func TestReconcileRejectsBadInput(t *testing.T) {
 			s.Job.Spec.Selector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "a", Operator: "Bogus"}}}
 		}, "job.spec.selector"},
 		{"nil pod", func(s *jobsync.Snapshot) { s.Pods = append(s.Pods, nil) }, "pods[1]"},
-		{"duplicate UID", func(s *jobsync.Snapshot) {
+		{"duplicate UID among pods to count", func(s *jobsync.Snapshot) {
+			s.Pods[0].Status.Phase = corev1.PodSucceeded
 			dup := s.Pods[0].DeepCopy()
 			dup.Name = "pi-b"
 			s.Pods = append(s.Pods, dup)

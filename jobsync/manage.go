@@ -15,7 +15,7 @@ import (
 // finalizers stay: the tracking steps count the pods as failed and release
 // them. Upstream sets no expectations for these deletions.
 func (x *syncState) deleteAllActive() {
-	pods := x.sortedForPlan(x.active)
+	pods := x.sortedForPlan(x.activePods())
 	for _, p := range pods {
 		x.addDeletion(p, false, fmt.Sprintf("the Job is finishing (%s)", x.finished.Reason))
 	}
@@ -129,9 +129,15 @@ func (x *syncState) manage() {
 // as many of the others as needed.
 func (x *syncState) forRemoval(n int) []*corev1.Pod {
 	if !x.indexed {
-		return podorder.FirstForRemoval(x.active, n)
+		if n <= 0 {
+			return nil
+		}
+		return podorder.FirstForRemoval(x.activePods(), n)
 	}
-	rm, left := x.indexedForRemoval(x.active)
+	if n <= 0 && !x.indexTrouble {
+		return nil
+	}
+	rm, left := x.indexedForRemoval(x.activePods())
 	if len(rm) < n {
 		rm = append(rm, podorder.FirstForRemoval(left, n-len(rm))...)
 	}
@@ -146,7 +152,7 @@ func (x *syncState) indexedDeletionReason(p *corev1.Pod, surplus string) string 
 	case ix >= int(*x.job.Spec.Completions):
 		return fmt.Sprintf("index %d is not below completions (%d)", ix, *x.job.Spec.Completions)
 	}
-	for _, q := range x.active {
+	for _, q := range x.activePods() {
 		if q != p && indexes.Of(q.Annotations) == ix {
 			return fmt.Sprintf("index %d has more than one active pod", ix)
 		}
@@ -158,10 +164,10 @@ func (x *syncState) indexedDeletionReason(p *corev1.Pod, surplus string) string 
 // active pod, have not succeeded and have not failed; with replacement of
 // failed pods only, indexes of terminating pods are not pending either.
 func (x *syncState) pendingIndexes(n int) []int {
-	taken := x.succeededIndexes.WithIndexes(sortedIndexesOf(x.active))
+	taken := x.succeededIndexes.Union(x.activeIndexes.members())
 	if onlyReplaceFailed(x.job) {
 		var terminating []*corev1.Pod
-		for _, p := range x.pods {
+		for _, p := range x.done {
 			if p.DeletionTimestamp != nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
 				terminating = append(terminating, p)
 			}

@@ -25,10 +25,17 @@ type syncState struct {
 	plan *Plan
 
 	pods      []*corev1.Pod // the Job's pods after claiming
-	active    []*corev1.Pod
+	done      []*corev1.Pod // those of pods that are terminal or being deleted
+	active    []*corev1.Pod // built on demand by activePods
 	indexed   bool
 	perIndex  bool // backoffLimitPerIndex is set (Indexed Jobs only)
 	suspended bool
+
+	// activeIndexes holds the valid indexes of active pods of an Indexed
+	// Job; indexTrouble says some active pod has an invalid, out-of-range
+	// or repeated index, which calls for deletions.
+	activeIndexes bitset
+	indexTrouble  bool
 
 	// uncounted holds the UIDs found in status.uncountedTerminatedPods at the
 	// start of the sync.
@@ -90,10 +97,6 @@ func Reconcile(s Snapshot, opts Options) (Plan, error) {
 	if err := checkJob(job); err != nil {
 		return Plan{}, err
 	}
-	c, err := claimPods(job, s.Pods)
-	if err != nil {
-		return Plan{}, err
-	}
 	st := job.Status.DeepCopy()
 	if st.UncountedTerminatedPods == nil {
 		st.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
@@ -108,10 +111,10 @@ func Reconcile(s Snapshot, opts Options) (Plan, error) {
 		suspended: job.Spec.Suspend != nil && *job.Spec.Suspend,
 	}
 	x.perIndex = x.indexed && job.Spec.BackoffLimitPerIndex != nil
-	x.applyClaims(c)
-	if err := x.classify(s.Expectations); err != nil {
+	if err := x.scan(s.Pods, s.Expectations); err != nil {
 		return Plan{}, err
 	}
+	var err error
 	satisfied := s.Expectations.Satisfied(s.Now, opts.ExpectationsTimeout)
 
 	if st.StartTime == nil && !x.suspended {
@@ -173,33 +176,6 @@ func Reconcile(s Snapshot, opts Options) (Plan, error) {
 
 func isIndexed(job *batchv1.Job) bool {
 	return job.Spec.CompletionMode != nil && *job.Spec.CompletionMode == batchv1.IndexedCompletion
-}
-
-// applyClaims records the adoption and release decisions in the plan and
-// keeps the pods this sync works on. An adopted pod gets the tracking
-// finalizer with the adoption patch, so it is seen here with it.
-func (x *syncState) applyClaims(c claim) {
-	x.pods = c.pods
-	for _, p := range c.release {
-		x.plan.Releases = append(x.plan.Releases, PodClaim{Pod: refOf(p), Reason: "the pod no longer matches the Job's selector"})
-	}
-	for _, p := range c.adopt {
-		x.plan.Adoptions = append(x.plan.Adoptions, PodClaim{Pod: refOf(p), Reason: "orphan pod matching the Job's selector"})
-		if !hasFinalizer(p, x.opts.TrackingFinalizer) {
-			cp := p.DeepCopy()
-			cp.Finalizers = append(cp.Finalizers, x.opts.TrackingFinalizer)
-			p = cp
-		}
-		x.pods = append(x.pods, p)
-	}
-	sortClaims(x.plan.Releases)
-	sortClaims(x.plan.Adoptions)
-	if c.foreign > 0 {
-		x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("%d pods belong to another controller or namespace and are left alone", c.foreign))
-	}
-	if c.orphaned > 0 {
-		x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("%d orphan pods are not adopted", c.orphaned))
-	}
 }
 
 func ptrTime(t time.Time) *metav1.Time {

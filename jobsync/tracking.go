@@ -25,10 +25,13 @@ import (
 func (x *syncState) track(needsWrite bool) {
 	st := x.st
 	uncounted := st.UncountedTerminatedPods
-	stillTracked := make(map[types.UID]bool, len(uncounted.Succeeded)+len(uncounted.Failed))
-	for _, p := range x.pods {
-		if x.tracked(p) && (x.uncountedSucceeded[p.UID] || x.uncountedFailed[p.UID]) {
-			stillTracked[p.UID] = true
+	var stillTracked map[types.UID]bool
+	if n := len(uncounted.Succeeded) + len(uncounted.Failed); n > 0 {
+		stillTracked = make(map[types.UID]bool, n)
+		for _, p := range x.pods {
+			if x.tracked(p) && (x.uncountedSucceeded[p.UID] || x.uncountedFailed[p.UID]) {
+				stillTracked[p.UID] = true
+			}
 		}
 	}
 	// Pods recorded earlier whose finalizer is gone (or going) are counted now.
@@ -141,8 +144,12 @@ func (x *syncState) track(needsWrite bool) {
 // the index failure count.
 func (x *syncState) releaseCandidates() []*corev1.Pod {
 	all := x.job.DeletionTimestamp != nil || x.finished != nil
+	pods := x.done
+	if all {
+		pods = x.pods
+	}
 	var out []*corev1.Pod
-	for _, p := range x.pods {
+	for _, p := range pods {
 		if !x.tracked(p) {
 			continue
 		}
