@@ -42,7 +42,7 @@ func (x *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) error
 	x.uncountedSucceeded = uidSet(x.st.UncountedTerminatedPods.Succeeded)
 	x.uncountedFailed = uidSet(x.st.UncountedTerminatedPods.Failed)
 	if x.indexed {
-		x.activeIndexes = newBitset(int(*job.Spec.Completions))
+		x.activeIndexes = newIndexSet(len(all))
 	}
 	x.pods = all // replaced by a filtered copy at the first pod not kept as it is
 	copied := false
@@ -268,43 +268,77 @@ func sortClaims(cs []PodClaim) {
 	})
 }
 
-// bitset is a set of small non-negative integers.
-type bitset []uint64
+// indexSet is a set of completion indexes: a bitset for the dense low
+// range, sized by the number of active pods rather than by completions (which
+// may be in the billions), and a map for the rare index beyond it.
+type indexSet struct {
+	bits []uint64
+	big  map[int]bool
+}
 
-func newBitset(n int) bitset { return make(bitset, (max(n, 0)+63)/64) }
+func newIndexSet(activeHint int) *indexSet {
+	return &indexSet{bits: make([]uint64, (2*activeHint+64)/64)}
+}
 
-// set adds i and reports whether it was absent.
-func (b bitset) set(i int) bool {
-	w, m := i/64, uint64(1)<<(i%64)
-	if b[w]&m != 0 {
+// set adds i (non-negative) and reports whether it was absent.
+func (b *indexSet) set(i int) bool {
+	if w := i / 64; w < len(b.bits) {
+		m := uint64(1) << (i % 64)
+		if b.bits[w]&m != 0 {
+			return false
+		}
+		b.bits[w] |= m
+		return true
+	}
+	if b.big[i] {
 		return false
 	}
-	b[w] |= m
+	if b.big == nil {
+		b.big = make(map[int]bool)
+	}
+	b.big[i] = true
 	return true
 }
 
-// members returns the set's elements in ascending order as intervals.
-func (b bitset) members() indexes.Set {
+// has reports whether i is in the set.
+func (b *indexSet) has(i int) bool {
+	if b == nil || i < 0 {
+		return false
+	}
+	if w := i / 64; w < len(b.bits) {
+		return b.bits[w]&(uint64(1)<<(i%64)) != 0
+	}
+	return b.big[i]
+}
+
+// members returns the set as ordered intervals.
+func (b *indexSet) members() indexes.Set {
+	if b == nil {
+		return nil
+	}
 	var out indexes.Set
-	for w, word := range b {
+	add := func(i int) {
+		if n := len(out); n > 0 && out[n-1].Last == i-1 {
+			out[n-1].Last = i
+		} else {
+			out = append(out, indexes.Interval{First: i, Last: i})
+		}
+	}
+	for w, word := range b.bits {
 		for word != 0 {
-			bit := bitsTrailingZeros(word)
-			i := w*64 + bit
-			if n := len(out); n > 0 && out[n-1].Last == i-1 {
-				out[n-1].Last = i
-			} else {
-				out = append(out, indexes.Interval{First: i, Last: i})
-			}
+			add(w*64 + bitsTrailingZeros(word))
 			word &= word - 1
 		}
 	}
-	return out
-}
-
-// has reports whether i is in the set; out-of-range values are not.
-func (b bitset) has(i int) bool {
-	if i < 0 || i/64 >= len(b) {
-		return false
+	if len(b.big) > 0 {
+		big := make([]int, 0, len(b.big))
+		for i := range b.big {
+			big = append(big, i)
+		}
+		slices.Sort(big)
+		for _, i := range big {
+			add(i)
+		}
 	}
-	return b[i/64]&(uint64(1)<<(i%64)) != 0
+	return out
 }

@@ -105,3 +105,26 @@ func TestReconcileToleratesOddButValidInput(t *testing.T) {
 		t.Errorf("for Indexed Jobs succeeded is the number of completed indexes, got %d", plan.InterimStatus.Succeeded)
 	}
 }
+
+// TestHugeIndexedJob: an Indexed Job with two billion completions and pods
+// at far indexes is handled in memory proportional to its pods.
+func TestHugeIndexedJob(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC)
+	job := validJob()
+	job.Spec.CompletionMode = ptr(batchv1.IndexedCompletion)
+	job.Spec.Completions = ptr(int32(2_000_000_000))
+	job.Spec.Parallelism = ptr(int32(3))
+	pods := []*corev1.Pod{
+		podFor(job, podShorthand{Name: "far", Index: ptr(1_999_999_999)}, batchv1.JobTrackingFinalizer),
+		podFor(job, podShorthand{Name: "near", Index: ptr(0)}, batchv1.JobTrackingFinalizer),
+	}
+	allocs := testing.AllocsPerRun(5, func() {
+		plan, err := jobsync.Reconcile(jobsync.Snapshot{Job: job, Pods: pods, Now: now}, jobsync.Options{})
+		if err != nil || len(plan.Creations) != 1 || *plan.Creations[0].CompletionIndex != 1 {
+			t.Fatalf("want index 1 created, got %+v, %v", plan.Creations, err)
+		}
+	})
+	if allocs > 200 {
+		t.Errorf("%v allocations for a 2-pod Job", allocs)
+	}
+}

@@ -34,7 +34,7 @@ type syncState struct {
 	// activeIndexes holds the valid indexes of active pods of an Indexed
 	// Job; indexTrouble says some active pod has an invalid, out-of-range
 	// or repeated index, which calls for deletions.
-	activeIndexes bitset
+	activeIndexes *indexSet
 	indexTrouble  bool
 
 	// uncounted holds the UIDs found in status.uncountedTerminatedPods at the
