@@ -57,7 +57,6 @@ func ExampleReconcile() {
 	// expecting 2 creations
 }
 
-
 // An external controller (spec.managedBy) embeds jobsync in its own loop:
 // it answers to its own name, uses its own tracking finalizer, carries plans
 // out step by step, and keeps the controller memory between syncs. Here the
