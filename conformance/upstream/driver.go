@@ -1,0 +1,289 @@
+// Package upstream runs one sync of the real Job controller of
+// k8s.io/kubernetes v1.36.3 (its unexported syncJob) on a snapshot and
+// records everything it decides: pod creates, deletes and patches, status
+// writes, requeues, events, and the controller memory it leaves behind.
+//
+// Each Run builds a fresh controller the way upstream's unit tests do (fake
+// clientset, informer indexers filled directly, no informer started), swaps
+// its side-effect seams for recorders, seeds its memory from the snapshot,
+// calls syncJob once and tears the controller down again.
+package upstream
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sync"
+	"time"
+
+	"unsafe"
+
+	"github.com/go-logr/logr"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/informers"
+	batchinformers "k8s.io/client-go/informers/batch/v1"
+	coreinformers "k8s.io/client-go/informers/core/v1"
+	schedulinginformers "k8s.io/client-go/informers/scheduling/v1alpha2"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/controller"
+	jobctrl "k8s.io/kubernetes/pkg/controller/job"
+	"k8s.io/kubernetes/pkg/features"
+	"k8s.io/utils/clock"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/jobsync/jobsync/backoff"
+	"github.com/jobsync/jobsync/expectations"
+)
+
+// Input is one snapshot: the same fields as jobsync.Snapshot, plus feature
+// gates that differ from their v1.36 defaults.
+type Input struct {
+	Job          *batchv1.Job
+	Pods         []*corev1.Pod
+	Now          time.Time
+	Expectations expectations.Expectations
+	Backoff      backoff.Record
+	// Gates overrides feature gates (by name) for this sync only. Gates
+	// locked to their default in v1.36 cannot be overridden.
+	Gates map[string]bool
+}
+
+// Result is everything one upstream sync did, in the vocabulary of
+// jobsync.Plan.
+type Result struct {
+	// Creates are the pods as they would be sent to the API server, in the
+	// order the (parallel) create calls happened to arrive.
+	Creates []*corev1.Pod
+	// Deletes are the delete calls, in arrival order.
+	Deletes []Deletion
+	// FinalizerRemovals are the pods whose tracking finalizer the tracking
+	// step (removeTrackingFinalizerFromPods) removed, in arrival order.
+	FinalizerRemovals []string
+	// Adoptions and Releases are the owner-reference patches of claiming.
+	Adoptions, Releases []string
+	// OtherPatches are patches of no known kind (expected to be empty).
+	OtherPatches []string
+	// Writes are the status writes, in order.
+	Writes []StatusWrite
+	// Requeues are the delays of the delayed re-queues of the Job.
+	Requeues []time.Duration
+	// Events are the events recorded on the Job, in order.
+	Events []Event
+	// Expectations and Backoff are the controller's memory after the sync.
+	Expectations expectations.Expectations
+	Backoff      backoff.Record
+	// Err is what syncJob returned (nil when all went well).
+	Err error
+	// Log is every recorded call, in order, for people.
+	Log []string
+
+	deleteFinalizerPatches []string
+}
+
+// Deletion is one delete call.
+type Deletion struct {
+	Pod string
+	// Site is the upstream method that issued it: "deleteJobPods" (scale
+	// down, suspend: finalizer patch first) or "deleteActivePods" (the Job is
+	// finishing: finalizers kept).
+	Site string
+	// FinalizerPatchedFirst says deleteJobPods sent the finalizer-removal
+	// patch for this pod before the delete.
+	FinalizerPatchedFirst bool
+}
+
+// StatusWrite is one status update.
+type StatusWrite struct {
+	Site   string
+	Final  bool // written after finalizer removals (Plan.Status); else Plan.InterimStatus
+	Status batchv1.JobStatus
+	// Unexpected is set for a write from any other call site.
+	Unexpected bool
+}
+
+// Event is one recorded event.
+type Event struct {
+	Type, Reason, Message string
+}
+
+// gateMu serialises syncs that change feature gates (global state) against
+// all others; syncs at the default gates run in parallel.
+var gateMu sync.RWMutex
+
+// Run performs one upstream sync of in. The error is for a snapshot the
+// driver cannot set up (a locked gate, a missing job); what syncJob itself
+// returns, or a panic inside it, is in Result.Err.
+func Run(in Input) (res Result, err error) {
+	if in.Job == nil {
+		return res, fmt.Errorf("no job")
+	}
+	if len(in.Gates) == 0 {
+		gateMu.RLock()
+		defer gateMu.RUnlock()
+	} else {
+		gateMu.Lock()
+		defer gateMu.Unlock()
+		restore, err := setGates(in.Gates)
+		if err != nil {
+			return res, err
+		}
+		defer restore()
+	}
+	return run(in)
+}
+
+func setGates(gates map[string]bool) (restore func(), err error) {
+	prev := make(map[string]bool, len(gates))
+	for name := range gates {
+		prev[name] = utilfeature.DefaultFeatureGate.Enabled(featureName(name))
+	}
+	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(gates); err != nil {
+		return nil, fmt.Errorf("feature gates %v: %w", gates, err)
+	}
+	return func() {
+		if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(prev); err != nil {
+			panic(err)
+		}
+	}, nil
+}
+
+func run(in Input) (res Result, err error) {
+	ctx := klog.NewContext(context.Background(), logr.Discard())
+	job := in.Job.DeepCopy()
+	key := job.Namespace + "/" + job.Name
+
+	client := fake.NewSimpleClientset(job.DeepCopy())
+	factory := informers.NewSharedInformerFactory(client, 0)
+	podInformer := factory.Core().V1().Pods()
+	jobInformer := factory.Batch().V1().Jobs()
+	jm, err := newController(ctx, client, factory, podInformer, jobInformer)
+	if err != nil {
+		return res, err
+	}
+	rec := &recorder{res: &res}
+	origQueue := *fieldPtr[workqueue.TypedRateLimitingInterface[string]](jm, "queue")
+	defer shutdown(jm, origQueue)
+
+	*fieldPtr[clock.WithTicker](jm, "clock") = clocktesting.NewFakeClock(in.Now)
+	*fieldPtr[controller.PodControlInterface](jm, "podControl") = rec
+	*fieldPtr[func(context.Context, *batchv1.Job) (*batchv1.Job, error)](jm, "updateStatusHandler") = rec.updateStatus
+	*fieldPtr[func(context.Context, *batchv1.Job, []byte) error](jm, "patchJobHandler") = rec.patchJob
+	*fieldPtr[record.EventRecorder](jm, "recorder") = rec
+	*fieldPtr[workqueue.TypedRateLimitingInterface[string]](jm, "queue") = requeueRecorder{origQueue, rec}
+
+	seeded := seedExpectations(jm, key, in)
+	seedFinalizerExpectations(jm, key, in.Expectations.FinalizerRemovals)
+	if in.Expectations.JobFinished {
+		fieldPtr[sync.Map](jm, "finishedJobExpectations").Store(job.UID, struct{}{})
+	}
+	if b := in.Backoff; b.FailuresAfterLastSuccess != 0 || b.LastFailureTime != nil {
+		seedBackoff(jm, key, b.FailuresAfterLastSuccess, b.LastFailureTime)
+	}
+
+	if err := jobInformer.Informer().GetIndexer().Add(job); err != nil {
+		return res, err
+	}
+	podIndexer := podInformer.Informer().GetIndexer()
+	for _, p := range in.Pods {
+		if err := podIndexer.Add(p.DeepCopy()); err != nil {
+			return res, err
+		}
+	}
+
+	syncJob := *fieldPtr[func(context.Context, string) error](jm, "syncHandler")
+	res.Err = callRecovering(func() error { return syncJob(ctx, key) })
+
+	res.Expectations = readExpectations(jm, key, in, seeded)
+	if f, last, ok := readBackoff(jm, key); ok {
+		res.Backoff = backoff.Record{FailuresAfterLastSuccess: f, LastFailureTime: last}
+	}
+	return res, nil
+}
+
+func callRecovering(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("upstream syncJob panicked: %v", r)
+		}
+	}()
+	return f()
+}
+
+// newController builds the controller through its exported constructor.
+// The workload informers are handed over only when the WorkloadWithJob gate
+// (off by default in v1.36) asks for them.
+func newController(ctx context.Context, client *fake.Clientset, factory informers.SharedInformerFactory, podInformer coreinformers.PodInformer, jobInformer batchinformers.JobInformer) (*jobctrl.Controller, error) {
+	var workloads schedulinginformers.WorkloadInformer
+	var podGroups schedulinginformers.PodGroupInformer
+	if utilfeature.DefaultFeatureGate.Enabled(features.WorkloadWithJob) {
+		workloads = factory.Scheduling().V1alpha2().Workloads()
+		podGroups = factory.Scheduling().V1alpha2().PodGroups()
+	}
+	return jobctrl.NewController(ctx, client, podInformer, jobInformer, workloads, podGroups)
+}
+
+// shutdown stops the goroutines the constructor started: the event
+// broadcaster and both work queues.
+func shutdown(jm *jobctrl.Controller, queue workqueue.TypedRateLimitingInterface[string]) {
+	(*fieldPtr[record.EventBroadcaster](jm, "broadcaster")).Shutdown()
+	queue.ShutDown()
+	// The orphan queue's item type is unexported; call ShutDown by reflection.
+	f := reflect.ValueOf(jm).Elem().FieldByName("orphanQueue")
+	q := reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
+	q.MethodByName("ShutDown").Call(nil)
+}
+
+// seedExpectations gives upstream's ControllerExpectations the snapshot's
+// pending creations and deletions. Upstream decides expiry with the real
+// clock (not the controller's), so the record is back-dated from the real
+// now by the age the snapshot gives it (Now - SetAt). The generators keep
+// that age away from the 5-minute boundary, where the microseconds of real
+// time that pass during the sync could tip the decision.
+func seedExpectations(jm *jobctrl.Controller, key string, in Input) *controller.ControlleeExpectations {
+	e := in.Expectations
+	if e.Creations == 0 && e.Deletions == 0 && e.SetAt.IsZero() {
+		return nil
+	}
+	store := expectationsStore(jm)
+	if err := store.SetExpectations(klog.Background(), key, int(e.Creations), int(e.Deletions)); err != nil {
+		panic(err)
+	}
+	exp, _, _ := store.GetExpectations(key)
+	setControlleeTimestamp(exp, time.Now().Add(-in.Now.Sub(e.SetAt)))
+	return exp
+}
+
+func expectationsStore(jm *jobctrl.Controller) *controller.ControllerExpectations {
+	store, ok := (*fieldPtr[controller.ControllerExpectationsInterface](jm, "expectations")).(*controller.ControllerExpectations)
+	if !ok {
+		panic("upstream Job controller expectations are not a *controller.ControllerExpectations")
+	}
+	return store
+}
+
+// readExpectations reads the controller's memory back as an
+// expectations.Expectations. A record that is not the seeded one was set
+// during this sync, i.e. at in.Now.
+func readExpectations(jm *jobctrl.Controller, key string, in Input, seeded *controller.ControlleeExpectations) expectations.Expectations {
+	var out expectations.Expectations
+	if exp, ok, _ := expectationsStore(jm).GetExpectations(key); ok {
+		out.Creations, out.Deletions = exp.GetExpectations()
+		if exp == seeded {
+			out.SetAt = in.Expectations.SetAt
+		} else {
+			out.SetAt = in.Now
+		}
+	}
+	out.FinalizerRemovals = readFinalizerExpectations(jm, key)
+	_, out.JobFinished = fieldPtr[sync.Map](jm, "finishedJobExpectations").Load(types.UID(in.Job.UID))
+	return out
+}
+
+func featureName(name string) featuregate.Feature { return featuregate.Feature(name) }
