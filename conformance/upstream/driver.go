@@ -13,6 +13,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 
@@ -28,6 +29,7 @@ import (
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	schedulinginformers "k8s.io/client-go/informers/scheduling/v1alpha2"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/component-base/featuregate"
@@ -53,6 +55,10 @@ type Input struct {
 	// Gates overrides feature gates (by name) for this sync only. Gates
 	// locked to their default in v1.36 cannot be overridden.
 	Gates map[string]bool
+	// PodOrder, when set, is the order in which the informer hands the
+	// Job's pods to the controller (a real informer's order is that of a
+	// map: any order is possible). Nil leaves the indexer's own order.
+	PodOrder func(a, b *corev1.Pod) int
 }
 
 // Result is everything one upstream sync did, in the vocabulary of
@@ -197,6 +203,10 @@ func run(in Input) (res Result, err error) {
 		}
 	}
 
+	if in.PodOrder != nil {
+		*fieldPtr[cache.Indexer](jm, "podIndexer") = orderedIndexer{podIndexer, in.PodOrder}
+	}
+
 	syncJob := *fieldPtr[func(context.Context, string) error](jm, "syncHandler")
 	res.Err = callRecovering(func() error { return syncJob(ctx, key) })
 
@@ -205,6 +215,25 @@ func run(in Input) (res Result, err error) {
 		res.Backoff = backoff.Record{FailuresAfterLastSuccess: f, LastFailureTime: last}
 	}
 	return res, nil
+}
+
+// orderedIndexer hands out the pods of an index lookup in a fixed order.
+type orderedIndexer struct {
+	cache.Indexer
+	order func(a, b *corev1.Pod) int
+}
+
+func (o orderedIndexer) ByIndex(name, value string) ([]any, error) {
+	objs, err := o.Indexer.ByIndex(name, value)
+	slices.SortStableFunc(objs, func(a, b any) int {
+		pa, oka := a.(*corev1.Pod)
+		pb, okb := b.(*corev1.Pod)
+		if !oka || !okb {
+			return 0
+		}
+		return o.order(pa, pb)
+	})
+	return objs, err
 }
 
 func callRecovering(f func() error) (err error) {

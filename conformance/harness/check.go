@@ -1,0 +1,252 @@
+package harness
+
+import (
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/jobsync/jobsync/conformance/apival"
+	"github.com/jobsync/jobsync/conformance/gen"
+	"github.com/jobsync/jobsync/conformance/upstream"
+	"github.com/jobsync/jobsync/jobsync"
+)
+
+// Verdict is the result of one differential check.
+type Verdict struct {
+	Case     gen.Case
+	Upstream Outcome // normalised
+	Library  Outcome // normalised
+	// Diff is the go-cmp diff (-upstream +library); empty when they agree.
+	Diff string
+	// Classes name the fields that differ, e.g. "InterimStatus.Active".
+	Classes []string
+	// Invalid lists the API server's objections to statuses the plan writes.
+	Invalid []string
+	// UpstreamInvalid lists objections to upstream's own writes (for
+	// information: they show where upstream itself is rejected).
+	UpstreamInvalid []string
+	// Panic is set when Reconcile panicked.
+	Panic string
+	// UpstreamLog is upstream's calls, in order.
+	UpstreamLog []string
+	// Setup is set when the upstream driver could not run the case.
+	Setup string
+	Dur   time.Duration
+}
+
+// OK reports whether the library agreed with upstream and wrote only
+// statuses the API server accepts, or statuses it rejects exactly as it
+// rejects upstream's (see SharedInvalid).
+func (v Verdict) OK() bool {
+	return v.Agree() && (len(v.Invalid) == 0 || v.SharedInvalid())
+}
+
+// Agree reports whether both sides decided the same.
+func (v Verdict) Agree() bool {
+	return v.Diff == "" && v.Panic == "" && v.Setup == ""
+}
+
+// SharedInvalid reports a plan whose status the API server rejects while
+// upstream, deciding the same, writes a status rejected alike: a defect of
+// upstream that the library reproduces. These are reported, not failed.
+func (v Verdict) SharedInvalid() bool {
+	return v.Agree() && len(v.Invalid) > 0 && len(v.UpstreamInvalid) > 0
+}
+
+// Class is a one-line name of what went wrong, for grouping.
+func (v Verdict) Class() string {
+	switch {
+	case v.Setup != "":
+		return "setup"
+	case v.Panic != "":
+		return "panic"
+	}
+	var parts []string
+	if len(v.Classes) > 0 {
+		parts = append(parts, strings.Join(v.Classes, "+"))
+	}
+	switch {
+	case v.SharedInvalid():
+		parts = append(parts, "invalid-status-as-upstream")
+	case len(v.Invalid) > 0:
+		parts = append(parts, "invalid-status")
+	}
+	return strings.Join(parts, " ")
+}
+
+// Check runs case c on both sides and compares them.
+func Check(c gen.Case) (v Verdict) {
+	start := time.Now()
+	defer func() { v.Dur = time.Since(start) }()
+	v.Case = c
+	s := c.Snapshot
+	res, err := upstream.Run(upstream.Input{
+		Job: s.Job, Pods: s.Pods, Now: s.Now, Expectations: s.Expectations, Backoff: s.Backoff, Gates: c.Gates(),
+		PodOrder: informerOrder(s.Job),
+	})
+	if err != nil {
+		v.Setup = err.Error()
+		return v
+	}
+	v.UpstreamLog = res.Log
+	plan, perr, panicked := reconcile(c)
+	if panicked != "" {
+		v.Panic = panicked
+		return v
+	}
+	vw := newView(s)
+	up, lib := fromUpstream(res, s), fromPlan(plan, perr, s)
+	vw.normalize(&up)
+	vw.normalize(&lib)
+	vw.alignFailJobMessage(&up, &lib)
+	v.Upstream, v.Library = up, lib
+	v.Diff, v.Classes = diff(up, lib)
+	if perr == nil {
+		v.Invalid = validateWrites(s.Job, plan.InterimStatus, plan.Status)
+	}
+	var uInterim, uFinal *batchv1.JobStatus
+	for _, w := range res.Writes {
+		st := w.Status
+		if w.Final {
+			uFinal = &st
+		} else {
+			uInterim = &st
+		}
+	}
+	v.UpstreamInvalid = validateWrites(s.Job, uInterim, uFinal)
+	return v
+}
+
+// informerOrder is the order in which the harness's informer lists pods to
+// upstream. A real informer lists them in a map's order, so every order is
+// one upstream may meet; this one is the library's tie-break (completion
+// index for Indexed Jobs, then creation time, name, UID). Where upstream's
+// choice depends on that order alone (which terminated pods fit under the
+// 500-per-sync cap, which failed pod names the FailJob message, which
+// failed pod of an index waits for its replacement), the two sides must
+// then agree; what upstream's unstable sorts still reorder is compared up to
+// ties (see view).
+func informerOrder(job *batchv1.Job) func(a, b *corev1.Pod) int {
+	indexed := job.Spec.CompletionMode != nil && *job.Spec.CompletionMode == batchv1.IndexedCompletion
+	return func(a, b *corev1.Pod) int {
+		if indexed {
+			if c := cmpInt(completionIndex(a), completionIndex(b)); c != 0 {
+				return c
+			}
+		}
+		if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+		return strings.Compare(string(a.UID), string(b.UID))
+	}
+}
+
+func cmpInt(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func reconcile(c gen.Case) (p jobsync.Plan, err error, panicked string) {
+	defer func() {
+		if r := recover(); r != nil {
+			panicked = fmt.Sprintf("%v\n%s", r, debug.Stack())
+		}
+	}()
+	p, err = jobsync.Reconcile(c.Snapshot, c.Options)
+	return p, err, ""
+}
+
+// validateWrites runs the API server's status validation on the writes in
+// order: the interim status against the stored Job, the final one against
+// the Job as the interim write left it.
+func validateWrites(job *batchv1.Job, interim, final *batchv1.JobStatus) []string {
+	var out []string
+	cur := job
+	for _, w := range []struct {
+		name string
+		st   *batchv1.JobStatus
+	}{{"interimStatus", interim}, {"status", final}} {
+		if w.st == nil {
+			continue
+		}
+		for _, e := range apival.ValidateStatusUpdate(cur, w.st) {
+			out = append(out, w.name+": "+e.Error())
+		}
+		next := cur.DeepCopy()
+		next.Status = *w.st.DeepCopy()
+		cur = next
+	}
+	return out
+}
+
+var cmpOptions = cmp.Options{
+	cmpopts.EquateEmpty(),
+	cmp.Comparer(func(a, b metav1.Time) bool { return a.Time.Equal(b.Time) }),
+	cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) }),
+	cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 }),
+	// Only whether a side failed is compared, not its words.
+	cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "Error" },
+		cmp.Comparer(func(a, b string) bool { return (a == "") == (b == "") })),
+}
+
+// diff returns the go-cmp diff of the two outcomes and the names of the
+// fields that differ (two levels deep, e.g. "Status.Conditions").
+func diff(up, lib Outcome) (string, []string) {
+	var r pathReporter
+	if cmp.Equal(up, lib, cmpOptions, cmp.Reporter(&r)) {
+		return "", nil
+	}
+	d := cmp.Diff(up, lib, cmpOptions)
+	classes := make([]string, 0, len(r.paths))
+	for k := range r.paths {
+		classes = append(classes, k)
+	}
+	sort.Strings(classes)
+	return d, classes
+}
+
+type pathReporter struct {
+	path  cmp.Path
+	paths map[string]bool
+}
+
+func (r *pathReporter) PushStep(ps cmp.PathStep) { r.path = append(r.path, ps) }
+func (r *pathReporter) PopStep()                 { r.path = r.path[:len(r.path)-1] }
+func (r *pathReporter) Report(rs cmp.Result) {
+	if rs.Equal() {
+		return
+	}
+	if r.paths == nil {
+		r.paths = map[string]bool{}
+	}
+	var names []string
+	for _, s := range r.path {
+		if f, ok := s.(cmp.StructField); ok {
+			names = append(names, f.Name())
+			if len(names) == 2 {
+				break
+			}
+		}
+	}
+	if len(names) == 0 {
+		names = []string{"(root)"}
+	}
+	r.paths[strings.Join(names, ".")] = true
+}
