@@ -699,6 +699,14 @@ func familyDeletedJob(g *G) {
 		g.terminating(ix(0), running)
 	}
 	g.build()
+	if g.chance(0.15) {
+		// An orphan that matches: a Job being deleted cannot adopt it.
+		p := &podPlan{index: -1, phase: ready, owner: orphan, created: g.now.Add(-g.secs(10, 100))}
+		if s.indexed {
+			p.index = 0
+		}
+		g.addPod(p)
+	}
 	dt := metav1.NewTime(g.now.Add(-g.secs(0, 120)))
 	g.job.DeletionTimestamp = &dt
 	g.job.DeletionGracePeriodSeconds = ptr.To[int64](0)
@@ -709,9 +717,12 @@ func familyDeletedJob(g *G) {
 // --- mixed: any family, then rarer situations on top ---
 
 func familyMixed(g *G) {
-	others := Families[:len(Families)-1]
-	name := pick(g, others...)
-	families[name](g)
+	if g.chance(0.5) {
+		combined(g)
+	} else {
+		others := Families[:len(Families)-1]
+		families[pick(g, others...)](g)
+	}
 	x := g.r.Float64()
 	switch {
 	case x < 0.08:

@@ -42,6 +42,13 @@ var nameWords = []string{"pi", "etl", "report", "resize", "train", "backup", "re
 // path, so it is defaulted and validated as a stored Job is. The Job is
 // created between 2 minutes and 3 hours before now.
 func (g *G) newJob(s shape) {
+	if err := g.tryNewJob(s); err != nil {
+		panic(fmt.Sprintf("generator made an invalid Job: %v", err))
+	}
+}
+
+// tryNewJob is newJob that reports an invalid Job instead of panicking.
+func (g *G) tryNewJob(s shape) error {
 	name := pick(g, nameWords...) + "-" + g.suffix(5)
 	if s.longName {
 		// Long names exercise the generateName truncation of Indexed pods.
@@ -129,7 +136,7 @@ func (g *G) newJob(s shape) {
 	}
 	stored, err := apival.CreateJob(job)
 	if err != nil {
-		panic(fmt.Sprintf("generator made an invalid Job: %v", err))
+		return err
 	}
 	// Fields the API server sets that the create path above does not.
 	stored.UID = job.UID
@@ -138,6 +145,7 @@ func (g *G) newJob(s shape) {
 	stored.Generation = 1
 	stored.TypeMeta = metav1.TypeMeta{}
 	g.job = stored
+	return nil
 }
 
 // --- status helpers used by the families ---

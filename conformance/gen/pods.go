@@ -164,6 +164,9 @@ func (g *G) addPod(p *podPlan) *corev1.Pod {
 			})
 		}
 	}
+	if (p.failCount != nil || p.ignoredCount != nil) && pod.Annotations == nil {
+		pod.Annotations = map[string]string{}
+	}
 	if p.failCount != nil {
 		pod.Annotations[batchv1.JobIndexFailureCountAnnotation] = strconv.Itoa(int(*p.failCount))
 	}

@@ -89,27 +89,42 @@ func Check(c gen.Case) (v Verdict) {
 	defer func() { v.Dur = time.Since(start) }()
 	v.Case = c
 	s := c.Snapshot
-	res, err := upstream.Run(upstream.Input{
-		Job: s.Job, Pods: s.Pods, Now: s.Now, Expectations: s.Expectations, Backoff: s.Backoff, Gates: c.Gates(),
-		PodOrder: informerOrder(s.Job),
-	})
-	if err != nil {
-		v.Setup = err.Error()
-		return v
-	}
-	v.UpstreamLog = res.Log
 	plan, perr, panicked := reconcile(c)
 	if panicked != "" {
 		v.Panic = panicked
 		return v
 	}
 	vw := newView(s)
-	up, lib := fromUpstream(res, s), fromPlan(plan, perr, s)
-	vw.normalize(&up)
+	lib := fromPlan(plan, perr, s)
 	vw.normalize(&lib)
-	vw.alignFailJobMessage(&up, &lib)
-	v.Upstream, v.Library = up, lib
-	v.Diff, v.Classes = diff(up, lib)
+	v.Library = lib
+
+	// The canonical informer order first; when upstream then decides
+	// otherwise, the other orders that may lead upstream to the library's
+	// choice. The first order under which the two agree wins; if none does,
+	// the difference under the canonical order is reported.
+	var res upstream.Result
+	for i, order := range informerOrders(s, plan) {
+		r, err := upstream.Run(upstream.Input{
+			Job: s.Job, Pods: s.Pods, Now: s.Now, Expectations: s.Expectations, Backoff: s.Backoff, Gates: c.Gates(),
+			PodOrder: order,
+		})
+		if err != nil {
+			v.Setup = err.Error()
+			return v
+		}
+		up := fromUpstream(r, s)
+		vw.normalize(&up)
+		vw.alignFailJobMessage(&up, &lib)
+		d, classes := diff(up, lib)
+		if i == 0 || d == "" {
+			res, v.Upstream, v.Diff, v.Classes = r, up, d, classes
+			v.UpstreamLog = r.Log
+		}
+		if d == "" {
+			break
+		}
+	}
 	if perr == nil {
 		v.Invalid = validateWrites(s.Job, plan.InterimStatus, plan.Status)
 	}
@@ -150,6 +165,37 @@ func informerOrder(job *batchv1.Job) func(a, b *corev1.Pod) int {
 			return c
 		}
 		return strings.Compare(string(a.UID), string(b.UID))
+	}
+}
+
+// informerOrders lists the pod orders tried: the canonical one, its
+// reverse, and two that put the library's choices first and last. The
+// latter matter where upstream's choice depends on the order in ways no
+// single order captures: of the failed pods of an index, upstream keeps
+// (until a replacement carries the index's failure count) the one its fold
+// over the informer's order ends with, and that fold's result depends on the
+// order when one pod has the higher failure count and the other the later
+// finish time.
+func informerOrders(s jobsync.Snapshot, p jobsync.Plan) []func(a, b *corev1.Pod) int {
+	canonical := informerOrder(s.Job)
+	removed := map[string]bool{}
+	for _, r := range p.FinalizerRemovals {
+		removed[r.Pod.Name] = true
+	}
+	keptFirst := func(a, b *corev1.Pod) int {
+		if ra, rb := removed[a.Name], removed[b.Name]; ra != rb {
+			if ra {
+				return 1
+			}
+			return -1
+		}
+		return canonical(a, b)
+	}
+	return []func(a, b *corev1.Pod) int{
+		canonical,
+		func(a, b *corev1.Pod) int { return canonical(b, a) },
+		keptFirst,
+		func(a, b *corev1.Pod) int { return keptFirst(b, a) },
 	}
 }
 

@@ -20,8 +20,11 @@ func Report(v Verdict, fullPods, outcomes bool) (string, error) {
 	var b strings.Builder
 	c := v.Case
 	status := "AGREE"
-	if !v.OK() {
+	switch {
+	case !v.OK():
 		status = "MISMATCH: " + v.Class()
+	case v.SharedInvalid():
+		status = "AGREE, but both write a status the API server rejects"
 	}
 	fmt.Fprintf(&b, "# family %s, seed %d: %s\n", c.Family, c.Seed, status)
 	if v.Setup != "" {

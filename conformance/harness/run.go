@@ -53,13 +53,7 @@ func RunFamily(family string, first uint64, n, workers int, allowed func(class s
 	for range workers {
 		wg.Go(func() {
 			for seed := range seeds {
-				c, err := gen.Generate(family, seed)
-				var v Verdict
-				if err != nil {
-					v = Verdict{Setup: err.Error()}
-				} else {
-					v = Check(c)
-				}
+				v := checkSeed(family, seed)
 				mu.Lock()
 				st.add(seed, v, allowed)
 				mu.Unlock()
@@ -75,6 +69,21 @@ func RunFamily(family string, first uint64, n, workers int, allowed func(class s
 	return st
 }
 
+// checkSeed generates and checks one snapshot; a generator panic is
+// reported as a setup failure of that seed, not a crash of the run.
+func checkSeed(family string, seed uint64) (v Verdict) {
+	defer func() {
+		if r := recover(); r != nil {
+			v = Verdict{Setup: fmt.Sprintf("generating %s seed %d: %v", family, seed, r)}
+		}
+	}()
+	c, err := gen.Generate(family, seed)
+	if err != nil {
+		return Verdict{Setup: err.Error()}
+	}
+	return Check(c)
+}
+
 func (st *Stats) add(seed uint64, v Verdict, allowed func(string) bool) {
 	st.N++
 	if v.Agree() {
@@ -87,7 +96,7 @@ func (st *Stats) add(seed uint64, v Verdict, allowed func(string) bool) {
 	switch {
 	case v.SharedInvalid():
 		st.Shared++
-	case v.Panic != "":
+	case v.Panic != "" || v.Setup != "":
 		st.Panics++
 		st.Mismatch++
 	case allowed != nil && allowed(class):

@@ -25,10 +25,29 @@ func main() {
 	n := flag.Int("n", 0, "search seeds seed..seed+n-1 and show the first that mismatches")
 	full := flag.Bool("full", false, "print pods as full objects instead of the scenario shorthand")
 	outcomes := flag.Bool("outcomes", false, "also print both normalised outcomes in full")
+	list := flag.Bool("list", false, "with -n: list every seed that mismatches or writes a rejected status, one line each")
 	flag.Parse()
 	if *family == "" {
 		flag.Usage()
 		os.Exit(2)
+	}
+	if *list {
+		for s := *seed; s < *seed+uint64(max(*n, 1)); s++ {
+			c, err := gen.Generate(*family, s)
+			if err != nil {
+				fail(err)
+			}
+			v := harness.Check(c)
+			if v.OK() && !v.SharedInvalid() {
+				continue
+			}
+			first := ""
+			if len(v.Invalid) > 0 {
+				first = " — " + v.Invalid[0]
+			}
+			fmt.Printf("%s %d: %s%s\n", *family, s, v.Class(), first)
+		}
+		return
 	}
 	if *n > 0 {
 		for s := *seed; s < *seed+uint64(*n); s++ {
