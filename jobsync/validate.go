@@ -51,7 +51,7 @@ const (
 // field path is empty (the root).
 //
 // Each error has the field path, type (Required, Invalid, NotSupported,
-// Duplicate, TooLong, TooMany, Forbidden) and bad value that the API server
+// Duplicate, TooLong, TooMany) and bad value that the API server
 // reports, in the API server's order; detail messages are worded for this
 // package. The checks:
 //
@@ -98,7 +98,9 @@ const (
 // and the rules for updates of a stored Job.
 func Validate(job *batchv1.Job) field.ErrorList {
 	if job == nil {
-		return field.ErrorList{field.Required(field.NewPath(""), "a Job is required, got nil")}
+		// A path named "" prints as "[]", so the root error is built by
+		// hand with an empty Field.
+		return field.ErrorList{{Type: field.ErrorTypeRequired, Field: "", BadValue: "", Detail: "a Job is required, got nil"}}
 	}
 	var errs field.ErrorList
 	errs = append(errs, validateJobMeta(&job.ObjectMeta)...)
