@@ -85,12 +85,19 @@ const (
 //     succeededIndexes (an increasing list of indexes and ranges below
 //     completions, at most 64KiB) and/or succeededCount (not negative, at
 //     most completions, at most the number of succeededIndexes);
-//   - podReplacementPolicy TerminatingOrFailed or Failed, and Failed only
+//   - podReplacementPolicy TerminatingOrFailed or Failed, and only Failed
 //     when podFailurePolicy is set;
 //   - the pod template: labels and annotations well formed, restartPolicy
 //     OnFailure or Never (unset and Always are Required), and Never when
 //     podFailurePolicy is set;
 //   - selector required and well formed, and selecting the template labels.
+//
+// Where this departs from the API server: errors about map entries
+// (labels, annotations, match labels) come in key order, not in map order;
+// a generated template label set to another value is reported with that
+// value rather than the whole label map; and an Indexed Job without
+// completions gets its success policy checked without an upper bound on
+// indexes, where v1.36.3's validation dereferences the missing completions.
 //
 // Left out, as they do not change what the controller decides: the pod
 // spec beyond restartPolicy and container names (containers, images,
