@@ -75,9 +75,11 @@ func (r Record) Remaining(now time.Time, base, max time.Duration) time.Duration 
 }
 
 // Delay is the backoff owed after failures consecutive failures: zero for
-// none, base for one, doubling after that and never more than max.
+// none, base for one, doubling after that and never more than max. A
+// negative count, which only int32 overflow of a count produces, owes base,
+// as upstream's does (its loop never runs and only zero is special).
 func Delay(failures int32, base, max time.Duration) time.Duration {
-	if failures <= 0 {
+	if failures == 0 {
 		return 0
 	}
 	d := base
@@ -86,17 +88,24 @@ func Delay(failures int32, base, max time.Duration) time.Duration {
 		if d >= max {
 			return max
 		}
+		if d == 0 {
+			// A zero base, or doubling that overflowed to zero, stays zero
+			// (and below max, or we had returned): stop instead of looping
+			// up to 2^31 times.
+			break
+		}
 	}
 	return d
 }
 
 // RemainingFor is the part of Delay(failures) not yet elapsed at now when the
-// last failure finished at last.
+// last failure finished at last. A failure time after now (clock skew
+// between node and controller) adds the skew to the wait, as upstream's does.
 func RemainingFor(failures int32, last, now time.Time, base, max time.Duration) time.Duration {
-	d := Delay(failures, base, max)
-	if d == 0 {
+	if failures == 0 {
 		return 0
 	}
+	d := Delay(failures, base, max)
 	elapsed := now.Sub(last)
 	if d < elapsed {
 		return 0
@@ -164,10 +173,13 @@ func latestFinish(prev time.Time, havePrev bool, statuses []corev1.ContainerStat
 	return latest, found
 }
 
+// isSidecar reports whether any init container called name restarts
+// Always. Names are unique in a valid pod; where they are not, any match
+// counts, as in upstream's name set.
 func isSidecar(p *corev1.Pod, name string) bool {
 	for _, c := range p.Spec.InitContainers {
-		if c.Name == name {
-			return c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways
+		if c.Name == name && c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			return true
 		}
 	}
 	return false
