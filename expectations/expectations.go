@@ -97,16 +97,17 @@ func (e Expectations) ExpectFinalizerRemovals(uids ...types.UID) Expectations {
 
 // FinalizerRemovalObserved records that the pod with uid was seen without
 // its tracking finalizer (or deleted for good), or that the removal failed.
+// The list is a set, as upstream's is: a UID that a caller listed twice is
+// gone after one observation.
 func (e Expectations) FinalizerRemovalObserved(uid types.UID) Expectations {
-	i := slices.Index(e.FinalizerRemovals, uid)
-	if i < 0 {
+	if !slices.Contains(e.FinalizerRemovals, uid) {
 		return e
 	}
-	rest := make([]types.UID, 0, len(e.FinalizerRemovals)-1)
-	rest = append(rest, e.FinalizerRemovals[:i]...)
-	rest = append(rest, e.FinalizerRemovals[i+1:]...)
-	if len(rest) == 0 {
-		rest = nil
+	var rest []types.UID
+	for _, u := range e.FinalizerRemovals {
+		if u != uid {
+			rest = append(rest, u)
+		}
 	}
 	e.FinalizerRemovals = rest
 	return e
