@@ -15,7 +15,9 @@ type Interval struct {
 
 // Set is a set of indexes as intervals in ascending order, neither
 // overlapping nor adjacent. The nil Set is empty. Sets made by this package
-// always have this form; methods on other values give unspecified answers.
+// always have this form, except those ParseLenient reads from malformed
+// lists; Union and WithIndexes treat such lists as upstream's merge does,
+// other methods give unspecified answers on them.
 type Set []Interval
 
 // Has reports whether ix is in the set, in O(log intervals).
@@ -64,14 +66,18 @@ func (s Set) String() string {
 }
 
 // Union returns the set of indexes in s or in o. Neither operand changes.
+//
+// On lists not in canonical form (ParseLenient of a malformed list) it does
+// what upstream's merge does, even when the other operand is empty: it walks
+// both lists by First, ties going to o, and keeps each interval that starts
+// more than one past the end of the last one kept, else extends that one to
+// its end (so an interval starting before the last kept one is merged into
+// it, as if it started there).
 func (s Set) Union(o Set) Set {
-	if len(o) == 0 {
-		return s.clone()
+	var out Set
+	if n := len(s) + len(o); n > 0 {
+		out = make(Set, 0, n)
 	}
-	if len(s) == 0 {
-		return o.clone()
-	}
-	out := make(Set, 0, len(s)+len(o))
 	add := func(iv Interval) {
 		if n := len(out); n > 0 && iv.First <= out[n-1].Last+1 {
 			if iv.Last > out[n-1].Last {
@@ -101,11 +107,9 @@ func (s Set) Union(o Set) Set {
 }
 
 // WithIndexes returns s plus the given indexes, which must be in ascending
-// order (duplicates are fine).
+// order (duplicates are fine). It is Union with the indexes as a set, and so
+// treats a list not in canonical form as upstream's withOrderedIndexes does.
 func (s Set) WithIndexes(sorted []int) Set {
-	if len(sorted) == 0 {
-		return s.clone()
-	}
 	add := make(Set, 0, len(sorted))
 	for _, ix := range sorted {
 		if n := len(add); n > 0 && ix <= add[n-1].Last+1 {
@@ -172,11 +176,4 @@ func (s Set) CountIn(o Set) int {
 		}
 	}
 	return n
-}
-
-func (s Set) clone() Set {
-	if s == nil {
-		return nil
-	}
-	return append(Set(nil), s...)
 }
