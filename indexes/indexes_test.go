@@ -280,3 +280,42 @@ func TestCountIn(t *testing.T) {
 		})
 	}
 }
+
+// TestUnionNonCanonical: on the lists ParseLenient reads from malformed
+// status, Union and WithIndexes give what upstream's merge and
+// withOrderedIndexes give, including when there is nothing to add (upstream
+// still walks the list).
+func TestUnionNonCanonical(t *testing.T) {
+	cases := []struct {
+		name   string
+		status string
+		add    []int
+		want   S
+	}{
+		{"descending: the lower index is merged into the interval before it", "5,1", nil, S{{5, 5}}},
+		{"descending, with an index added before both", "5,1", []int{3}, S{{3, 3}, {5, 5}}},
+		{"descending ranges: the later one extends the earlier", "5-6,1-9", nil, S{{5, 9}}},
+		{"overlapping ranges are joined", "1-5,3-4", nil, S{{1, 5}}},
+		{"a reversed range is kept as it comes", "4-2", nil, S{{4, 2}}},
+		{"a reversed range then an index inside it", "4-2,3", nil, S{{4, 3}}},
+		{"duplicates collapse", "2,2,2", nil, S{{2, 2}}},
+		{"canonical input is unchanged", "0,2-4", nil, S{{0, 0}, {2, 4}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := indexes.ParseLenient(tc.status, 100)
+			if diff := cmp.Diff(tc.want, in.WithIndexes(tc.add), emptyIsNil); diff != "" {
+				t.Errorf("WithIndexes (-want +got):\n%s", diff)
+			}
+			add := S(nil).WithIndexes(tc.add)
+			if diff := cmp.Diff(tc.want, in.Union(add), emptyIsNil); diff != "" {
+				t.Errorf("in∪add (-want +got):\n%s", diff)
+			}
+			if len(tc.add) == 0 {
+				if diff := cmp.Diff(tc.want, S(nil).Union(in), emptyIsNil); diff != "" {
+					t.Errorf("nil∪in (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}

@@ -214,3 +214,56 @@ func TestPropertyParseLenientAgreesOnWellFormed(t *testing.T) {
 		}
 	})
 }
+
+// walkMerge states upstream's merge rule one interval at a time: take the
+// intervals of both lists by First (ties to b), keep one that starts more
+// than one past the end of the last kept, else stretch the last kept to its
+// end.
+func walkMerge(a, b indexes.Set) indexes.Set {
+	var out indexes.Set
+	keep := func(iv indexes.Interval) {
+		if n := len(out); n == 0 || iv.First > out[n-1].Last+1 {
+			out = append(out, iv)
+		} else if iv.Last > out[n-1].Last {
+			out[n-1].Last = iv.Last
+		}
+	}
+	for len(a) > 0 || len(b) > 0 {
+		if len(b) == 0 || (len(a) > 0 && a[0].First < b[0].First) {
+			keep(a[0])
+			a = a[1:]
+		} else {
+			keep(b[0])
+			b = b[1:]
+		}
+	}
+	return out
+}
+
+// genAnyList draws interval lists in any order, overlapping, reversed: what
+// ParseLenient makes of malformed status.
+func genAnyList(t *rapid.T, label string) indexes.Set {
+	return rapid.SliceOfN(rapid.Custom(func(t *rapid.T) indexes.Interval {
+		return indexes.Interval{First: rapid.IntRange(0, 20).Draw(t, "first"), Last: rapid.IntRange(0, 20).Draw(t, "last")}
+	}), 0, 6).Draw(t, label)
+}
+
+// TestPropertyMergeOnAnyList: Union and WithIndexes follow upstream's merge
+// on lists in any form, so that malformed status is read as upstream reads it.
+func TestPropertyMergeOnAnyList(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		a, b := genAnyList(t, "a"), genAnyList(t, "b")
+		if diff := cmp.Diff(walkMerge(a, b), a.Union(b), emptyIsNil); diff != "" {
+			t.Fatalf("%v ∪ %v (-upstream's walk +got):\n%s", a, b, diff)
+		}
+		add := rapid.SliceOfN(rapid.IntRange(0, 22), 0, 8).Draw(t, "add")
+		slices.Sort(add)
+		var singles indexes.Set
+		for _, ix := range add {
+			singles = append(singles, indexes.Interval{First: ix, Last: ix})
+		}
+		if diff := cmp.Diff(walkMerge(a, singles), a.WithIndexes(add), emptyIsNil); diff != "" {
+			t.Fatalf("%v.WithIndexes(%v) (-upstream's walk +got):\n%s", a, add, diff)
+		}
+	})
+}
