@@ -1,0 +1,59 @@
+package conformance_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jobsync/jobsync/conformance/gen"
+	"github.com/jobsync/jobsync/conformance/harness"
+	"github.com/jobsync/jobsync/internal/scenario"
+)
+
+// TestScenarioFilesAgreeWithUpstream runs every hand-checked scenario file of
+// the library (../testdata/scenarios) through upstream's Job controller too.
+// The library's own test pins each plan; this one shows that the plan it
+// pins is upstream's. Scenarios that change an option upstream hard-codes
+// (the per-sync caps of 500, the controller name, the tracking finalizer)
+// have no upstream counterpart and are listed, not compared.
+func TestScenarioFilesAgreeWithUpstream(t *testing.T) {
+	files, err := filepath.Glob("../testdata/scenarios/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scenario files: %v", err)
+	}
+	var compared, incomparable []string
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, _, _, err := scenario.Parse(raw)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if sc.Options != (scenario.Options{}) {
+			incomparable = append(incomparable, name)
+			continue
+		}
+		compared = append(compared, name)
+		t.Run(name, func(t *testing.T) {
+			v := harness.Check(gen.Case{Family: "scenario", Snapshot: sc.Snapshot(), Options: sc.JobsyncOptions()})
+			if !v.Agree() {
+				report, _ := harness.Report(v, false, true)
+				t.Errorf("upstream decides otherwise (%s):\n%s", v.Class(), report)
+			}
+			switch {
+			case len(v.Invalid) > 0 && !v.SharedInvalid():
+				t.Errorf("the plan writes a status the API server rejects: %v", v.Invalid)
+			case len(v.Invalid) > 0:
+				t.Logf("the API server rejects this status, and upstream's alike: %v", v.Invalid)
+			}
+		})
+	}
+	t.Logf("%d scenario files compared with upstream; %d change options upstream hard-codes: %v", len(compared), len(incomparable), incomparable)
+	if len(compared) < len(files)*9/10 {
+		t.Errorf("only %d of %d scenario files could be compared", len(compared), len(files))
+	}
+}
