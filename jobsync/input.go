@@ -56,8 +56,10 @@ func checkJob(job *batchv1.Job) error {
 	if spec.BackoffLimitPerIndex != nil && *spec.BackoffLimitPerIndex < 0 {
 		return inputErr("job.spec.backoffLimitPerIndex", *spec.BackoffLimitPerIndex, "must not be negative")
 	}
-	if spec.ActiveDeadlineSeconds != nil && *spec.ActiveDeadlineSeconds <= 0 {
-		return inputErr("job.spec.activeDeadlineSeconds", *spec.ActiveDeadlineSeconds, "must be positive")
+	// Zero is accepted, as the API server accepts it: such a Job fails with
+	// DeadlineExceeded at its first unsuspended sync.
+	if spec.ActiveDeadlineSeconds != nil && *spec.ActiveDeadlineSeconds < 0 {
+		return inputErr("job.spec.activeDeadlineSeconds", *spec.ActiveDeadlineSeconds, "must not be negative")
 	}
 	st := &job.Status
 	for _, c := range []struct {

@@ -40,7 +40,7 @@ func TestReconcileRejectsBadInput(t *testing.T) {
 			s.Job.Spec.Completions = nil
 		}, "job.spec.completions"},
 		{"negative backoffLimitPerIndex", func(s *jobsync.Snapshot) { s.Job.Spec.BackoffLimitPerIndex = ptr(int32(-1)) }, "job.spec.backoffLimitPerIndex"},
-		{"zero activeDeadlineSeconds", func(s *jobsync.Snapshot) { s.Job.Spec.ActiveDeadlineSeconds = ptr(int64(0)) }, "job.spec.activeDeadlineSeconds"},
+		{"negative activeDeadlineSeconds", func(s *jobsync.Snapshot) { s.Job.Spec.ActiveDeadlineSeconds = ptr(int64(-1)) }, "job.spec.activeDeadlineSeconds"},
 		{"negative status.succeeded", func(s *jobsync.Snapshot) { s.Job.Status.Succeeded = -1 }, "job.status.succeeded"},
 		{"negative status.failed", func(s *jobsync.Snapshot) { s.Job.Status.Failed = -2 }, "job.status.failed"},
 		{"negative status.ready", func(s *jobsync.Snapshot) { s.Job.Status.Ready = ptr(int32(-1)) }, "job.status.ready"},
