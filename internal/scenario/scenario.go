@@ -65,6 +65,15 @@ type Pod struct {
 	Annotations map[string]string `json:"annotations,omitempty"` // extra annotations
 	Owner       string            `json:"owner,omitempty"`       // "none" for an orphan, or another UID
 	Labels      map[string]string `json:"labels,omitempty"`      // replace the Job's template labels
+	// Init, when set, gives the pod an init container that ended with this
+	// exit code; the main container then never started.
+	Init *InitContainer `json:"init,omitempty"`
+}
+
+// InitContainer is an init container that terminated.
+type InitContainer struct {
+	Name     string `json:"name"`
+	ExitCode int32  `json:"exitCode"`
 }
 
 // Parse splits a scenario file at WantMarker and reads its input half
@@ -246,6 +255,17 @@ func PodFor(job *batchv1.Job, ps Pod, finalizer string) *corev1.Pod {
 			finished = *ps.Finished
 		}
 		cs.State.Terminated = &corev1.ContainerStateTerminated{ExitCode: exit, FinishedAt: finished}
+	}
+	if ps.Init != nil {
+		p.Spec.InitContainers = append(p.Spec.InitContainers, corev1.Container{Name: ps.Init.Name, Image: "busybox"})
+		finished := created
+		if ps.Finished != nil {
+			finished = *ps.Finished
+		}
+		p.Status.InitContainerStatuses = []corev1.ContainerStatus{{Name: ps.Init.Name, State: corev1.ContainerState{
+			Terminated: &corev1.ContainerStateTerminated{ExitCode: ps.Init.ExitCode, FinishedAt: finished},
+		}}}
+		cs.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "PodInitializing"}}
 	}
 	if phase != corev1.PodPending {
 		p.Status.ContainerStatuses = []corev1.ContainerStatus{cs}
