@@ -1,0 +1,306 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// source says where an object was read: the file, the line of the object's
+// first line and, inside a List, the item. Every input error names one, so
+// that the user can jump to the problem in an editor.
+type source struct {
+	file string
+	line int
+	item int // index in a List's items, or -1
+}
+
+func (s source) String() string {
+	if s.item >= 0 {
+		return fmt.Sprintf("%s:%d (items[%d])", s.file, s.line, s.item)
+	}
+	return fmt.Sprintf("%s:%d", s.file, s.line)
+}
+
+// inputError is a problem with what the user gave us, located in a file.
+// It is a failure (exit 1), not a usage error.
+type inputError struct {
+	at  source
+	msg string
+}
+
+func (e *inputError) Error() string { return e.at.String() + ": " + e.msg }
+
+func errorAt(at source, format string, args ...any) error {
+	return &inputError{at: at, msg: fmt.Sprintf(format, args...)}
+}
+
+// object is one Job or Pod read from the input.
+type object struct {
+	at  source
+	job *batchv1.Job
+	pod *corev1.Pod
+}
+
+// typeMeta is read first to dispatch on kind before the strict decode.
+type typeMeta struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+}
+
+// readFiles reads every object of every file, in the order given. "-" is
+// standard input, so that kubectl's output can be piped in.
+func readFiles(paths []string, stdin io.Reader) ([]object, error) {
+	var all []object
+	for _, p := range paths {
+		var data []byte
+		var err error
+		if p == "-" {
+			data, err = io.ReadAll(stdin)
+			p = "<stdin>"
+		} else {
+			data, err = os.ReadFile(p)
+		}
+		if err != nil {
+			return nil, err
+		}
+		objs, err := decodeFile(p, data)
+		if err != nil {
+			return nil, err
+		}
+		if len(objs) == 0 {
+			return nil, errorAt(source{file: p, line: 1, item: -1}, "no Kubernetes object in the file")
+		}
+		all = append(all, objs...)
+	}
+	return all, nil
+}
+
+// document is one YAML document of a multi-document file and the line of
+// the file it starts on.
+type document struct {
+	text []byte
+	line int
+}
+
+// splitDocuments cuts a file at its "---" separator lines. sigs.k8s.io/yaml
+// reads one document only and reports lines relative to it, so keeping the
+// offset here is what lets errors name the line of the file.
+func splitDocuments(data []byte) []document {
+	var docs []document
+	var cur bytes.Buffer
+	start := 1
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := sc.Text()
+		if line == "---" || strings.HasPrefix(line, "--- ") || strings.HasPrefix(line, "---\t") {
+			docs = append(docs, document{text: bytes.Clone(cur.Bytes()), line: start})
+			cur.Reset()
+			start = n + 1
+			continue
+		}
+		cur.WriteString(line)
+		cur.WriteByte('\n')
+	}
+	return append(docs, document{text: cur.Bytes(), line: start})
+}
+
+// firstContentLine skips the blank and comment lines at the start of a
+// document, so that an object's line is the line of its first key.
+func firstContentLine(doc document) int {
+	for i, l := range strings.Split(string(doc.text), "\n") {
+		t := strings.TrimSpace(l)
+		if t != "" && !strings.HasPrefix(t, "#") {
+			return doc.line + i
+		}
+	}
+	return doc.line
+}
+
+var yamlLine = regexp.MustCompile(`^(?:error converting YAML to JSON: )?yaml: line (\d+): (.*)$`)
+
+func decodeFile(file string, data []byte) ([]object, error) {
+	var out []object
+	for _, doc := range splitDocuments(data) {
+		js, err := yaml.YAMLToJSONStrict(doc.text)
+		if err != nil {
+			if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				return nil, errorAt(source{file: file, line: doc.line + n - 1, item: -1}, "invalid YAML: %s", m[2])
+			}
+			return nil, errorAt(source{file: file, line: doc.line, item: -1}, "invalid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+		}
+		if t := bytes.TrimSpace(js); len(t) == 0 || bytes.Equal(t, []byte("null")) {
+			continue // an empty document, such as a trailing "---"
+		}
+		at := source{file: file, line: firstContentLine(doc), item: -1}
+		objs, err := decodeObject(at, doc, js)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, objs...)
+	}
+	return out, nil
+}
+
+// decodeObject decodes one document: a Job, a Pod, or a List of them (what
+// `kubectl get ... -o yaml` prints for several objects).
+func decodeObject(at source, doc document, js []byte) ([]object, error) {
+	var tm typeMeta
+	if err := json.Unmarshal(js, &tm); err != nil {
+		return nil, errorAt(at, "not a Kubernetes object: want a mapping with apiVersion and kind")
+	}
+	switch {
+	case tm.Kind == "":
+		return nil, errorAt(at, "missing field kind: want Job, Pod or List")
+	case tm.Kind == "List" || tm.Kind == "JobList" || tm.Kind == "PodList":
+		return decodeList(at, doc, js)
+	case tm.Kind == "Job":
+		if tm.APIVersion != "batch/v1" {
+			return nil, errorAt(at, "Job has apiVersion %q: want batch/v1", tm.APIVersion)
+		}
+		job := &batchv1.Job{}
+		if err := strictDecode(js, job); err != nil {
+			return nil, decodeError(at, doc, "Job", err)
+		}
+		return []object{{at: at, job: job}}, nil
+	case tm.Kind == "Pod":
+		if tm.APIVersion != "v1" {
+			return nil, errorAt(at, "Pod has apiVersion %q: want v1", tm.APIVersion)
+		}
+		pod := &corev1.Pod{}
+		if err := strictDecode(js, pod); err != nil {
+			return nil, decodeError(at, doc, "Pod", err)
+		}
+		return []object{{at: at, pod: pod}}, nil
+	default:
+		return nil, errorAt(at, "unknown kind %q: jobsim reads Job (batch/v1), Pod (v1) and List", tm.Kind)
+	}
+}
+
+func decodeList(at source, doc document, js []byte) ([]object, error) {
+	var list struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(js, &list); err != nil {
+		return nil, errorAt(at, "List: %s", cleanJSONError(err))
+	}
+	lines := listItemLines(doc, len(list.Items))
+	var out []object
+	for i, item := range list.Items {
+		itemAt := source{file: at.file, line: lines[i], item: i}
+		objs, err := decodeObject(itemAt, document{text: nil, line: lines[i]}, item)
+		if err != nil {
+			return nil, err
+		}
+		if len(objs) != 1 {
+			return nil, errorAt(itemAt, "a List inside a List is not supported")
+		}
+		out = append(out, objs...)
+	}
+	return out, nil
+}
+
+// listItemLines finds the line of each item of a List as kubectl prints it
+// ("items:" at the left margin, each item starting with "- " at one
+// indentation). When the layout is anything else, every item gets the line
+// of the List itself: less precise, never wrong.
+func listItemLines(doc document, n int) []int {
+	lines := make([]int, n)
+	for i := range lines {
+		lines[i] = firstContentLine(doc)
+	}
+	var found []int
+	inItems := false
+	prefix := ""
+	for i, l := range strings.Split(string(doc.text), "\n") {
+		switch {
+		case !inItems:
+			inItems = strings.TrimRight(l, " ") == "items:"
+		case prefix == "":
+			t := strings.TrimLeft(l, " ")
+			if strings.HasPrefix(t, "- ") || t == "-" {
+				prefix = l[:len(l)-len(t)] + "-"
+				found = append(found, doc.line+i)
+			}
+		case strings.HasPrefix(l, prefix+" ") || l == prefix:
+			found = append(found, doc.line+i)
+		case len(l) > 0 && l[0] != ' ' && l[0] != '#' && !strings.HasPrefix(l, prefix):
+			inItems = false
+		}
+		if !inItems && prefix != "" {
+			break
+		}
+	}
+	if len(found) == n {
+		return found
+	}
+	return lines
+}
+
+// strictDecode rejects unknown fields: in a hand-written manifest an unknown
+// field is nearly always a typo (completion: for completions:) that would
+// otherwise be dropped without a word.
+func strictDecode(js []byte, into any) error {
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.DisallowUnknownFields()
+	return dec.Decode(into)
+}
+
+var unknownField = regexp.MustCompile(`unknown field "([^"]+)"`)
+
+// decodeError turns a JSON decoding error into one located in the file. An
+// unknown field's key is looked up in the document's text to find its line.
+func decodeError(at source, doc document, kind string, err error) error {
+	msg := cleanJSONError(err)
+	if m := unknownField.FindStringSubmatch(msg); m != nil {
+		key := m[1]
+		if i := strings.LastIndex(key, "."); i >= 0 {
+			key = key[i+1:]
+		}
+		if line := findKeyLine(doc, key); line > 0 {
+			at.line = line
+		}
+		return errorAt(at, "%s has unknown field %q (a typo, or a field that Kubernetes v1.36 does not have)", kind, m[1])
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		key := te.Field[strings.LastIndex(te.Field, ".")+1:]
+		if line := findKeyLine(doc, key); line > 0 {
+			at.line = line
+		}
+	}
+	return errorAt(at, "%s: %s", kind, msg)
+}
+
+func findKeyLine(doc document, key string) int {
+	for i, l := range strings.Split(string(doc.text), "\n") {
+		t := strings.TrimLeft(strings.TrimLeft(l, " "), "- ")
+		if strings.HasPrefix(t, key+":") || strings.HasPrefix(t, `"`+key+`":`) {
+			return doc.line + i
+		}
+	}
+	return 0
+}
+
+func cleanJSONError(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return fmt.Sprintf("field %s: want %s, got %s", te.Field, te.Type, te.Value)
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}

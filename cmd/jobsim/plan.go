@@ -1,0 +1,56 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/jobsync/jobsync/jobsync"
+)
+
+// planCommand is 'jobsim plan': one Reconcile on the snapshot the files
+// describe.
+func planCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("plan", planUsage, stdout)
+	var files fileList
+	format := outputFormat("text")
+	fs.Var(&files, "f", "a file with the Job, its pods, or both (repeatable; - for standard input)")
+	nowFlag := fs.String("now", "", "the controller's clock: an RFC 3339 time, or 'now' for the wall clock\n(default: the latest timestamp in the input)")
+	fs.Var(&format, "o", "output format: text, yaml or json")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return usageErrorf("plan: no input: give the Job and its pods with -f")
+	}
+	var now time.Time
+	nowSource := "the latest timestamp in the input"
+	switch *nowFlag {
+	case "":
+	case "now":
+		now, nowSource = time.Now().UTC(), "the wall clock (--now now)"
+	default:
+		t, err := time.Parse(time.RFC3339, *nowFlag)
+		if err != nil {
+			return usageErrorf("plan: --now %q is not an RFC 3339 time such as 2026-01-02T15:04:05Z", *nowFlag)
+		}
+		now, nowSource = t, "--now"
+	}
+
+	objs, err := readFiles(files, stdin)
+	if err != nil {
+		return err
+	}
+	in, err := assemblePlanInput(objs)
+	if err != nil {
+		return err
+	}
+	if now.IsZero() {
+		now, _ = latestTime(in) // the Job's creationTimestamp is always there
+	}
+	plan, err := jobsync.Reconcile(jobsync.Snapshot{Job: in.job, Pods: in.pods, Now: now}, jobsync.Options{})
+	if err != nil {
+		return fmt.Errorf("the controller cannot decide on this input: %w", err)
+	}
+	return printPlan(stdout, format, planReport{in: in, now: now, nowSource: nowSource, plan: plan})
+}
