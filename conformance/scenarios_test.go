@@ -5,10 +5,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/jobsync/jobsync/conformance/gen"
 	"github.com/jobsync/jobsync/conformance/harness"
 	"github.com/jobsync/jobsync/internal/scenario"
+	"github.com/jobsync/jobsync/jobsync"
 )
 
 // TestScenarioFilesAgreeWithUpstream runs every hand-checked scenario file of
@@ -57,3 +62,9 @@ func TestScenarioFilesAgreeWithUpstream(t *testing.T) {
 		t.Errorf("only %d of %d scenario files could be compared", len(compared), len(files))
 	}
 }
+
+func jobsyncSnapshot(job *batchv1.Job, pod *corev1.Pod, now time.Time) jobsync.Snapshot {
+	return jobsync.Snapshot{Job: job, Pods: []*corev1.Pod{pod}, Now: now}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -54,6 +54,12 @@ func TestReconcileRejectsBadInput(t *testing.T) {
 			dup.Name = "pi-b"
 			s.Pods = append(s.Pods, dup)
 		}, "pods[1].metadata.uid"},
+		{"failed count overflows int32 (DEVIATIONS.md D1)", func(s *jobsync.Snapshot) {
+			s.Job.Status.Failed = 2147483647
+			p := s.Pods[0].DeepCopy()
+			p.Status.Phase = corev1.PodFailed
+			s.Pods[0] = p
+		}, "job.status.failed"},
 		{"succeeded count overflows int32", func(s *jobsync.Snapshot) {
 			s.Job.Status.Succeeded = 2147483647
 			p := s.Pods[0].DeepCopy()

@@ -1,0 +1,69 @@
+package conformance_test
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/jobsync/jobsync/conformance/gen"
+	"github.com/jobsync/jobsync/conformance/harness"
+	"github.com/jobsync/jobsync/internal/scenario"
+)
+
+// TestDeviationsAreReal builds, for each entry of DEVIATIONS.md, a snapshot
+// on which the library differs from upstream on purpose, and checks that
+// the difference is the one the entry names. An entry whose difference no
+// longer shows, or shows under another class, fails here.
+func TestDeviationsAreReal(t *testing.T) {
+	devs, err := harness.LoadDeviations("DEVIATIONS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	classOf := map[string]string{}
+	for _, d := range devs {
+		classOf[d.ID] = d.Class
+	}
+	now := metav1.NewTime(time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC))
+	for _, tc := range []struct {
+		id  string
+		job batchv1.Job
+		pod scenario.Pod
+	}{
+		{
+			id: "D1: counters that overflow int32 are refused, not wrapped",
+			job: batchv1.Job{
+				ObjectMeta: metav1.ObjectMeta{Name: "full"},
+				Spec:       batchv1.JobSpec{Parallelism: ptr(int32(1))},
+				Status: batchv1.JobStatus{
+					StartTime: &metav1.Time{Time: now.Add(-time.Minute)}, Active: 1, Ready: ptr(int32(0)), Terminating: ptr(int32(0)),
+					Failed: math.MaxInt32, UncountedTerminatedPods: &batchv1.UncountedTerminatedPods{},
+				},
+			},
+			pod: scenario.Pod{Name: "full-a", Phase: corev1.PodFailed, Finished: &now},
+		},
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			want, listed := classOf[tc.id]
+			if !listed {
+				t.Fatalf("no entry %q in DEVIATIONS.md", tc.id)
+			}
+			job := scenario.Job(tc.job)
+			snap := jobsyncSnapshot(job, scenario.PodFor(job, tc.pod, batchv1.JobTrackingFinalizer), now.Time)
+			v := harness.Check(gen.Case{Family: "deviation", Snapshot: snap})
+			if v.Agree() {
+				t.Fatalf("the library now agrees with upstream; remove the entry")
+			}
+			if got := v.Class(); got != want {
+				report, _ := harness.Report(v, false, true)
+				t.Errorf("difference class %q, DEVIATIONS.md says %q\n%s", got, want, report)
+			}
+		})
+	}
+	if len(devs) != 1 {
+		t.Errorf("DEVIATIONS.md lists %d entries and this test checks 1: add a snapshot for each new entry", len(devs))
+	}
+}
