@@ -1,0 +1,80 @@
+// Package jobsynctest is a fake cluster for testing code built on jobsync,
+// in the spirit of net/http/httptest: one Job, its pods, an API server that
+// behaves like the real one where the Job controller can tell, a pod
+// lifecycle model, and the Job controller itself (jobsync.Reconcile plus
+// the memory a controller keeps between syncs), all on a discrete-event
+// clock.
+//
+// A Cluster is built from a Job and a Config and run with Run (to the end)
+// or Step (one event at a time). Everything is deterministic for a given
+// Config: randomness comes from Config.Seed, time from the simulated clock.
+// There are no goroutines and no I/O.
+//
+// # The API server
+//
+// Pods created from generateName get unique names and UIDs; a deleted pod
+// keeps a deletion timestamp while a finalizer holds it and leaves once it
+// is terminal and free of finalizers. Status writes carry the
+// resourceVersion of the Job the controller read, and are refused on a
+// conflict or when the API server's status validation rejects them (ready
+// above active, terminal conditions with active, terminating or uncounted
+// pods, Complete without SuccessCriteriaMet, counters going down, and so
+// on). Deleting the Job deletes it in the foreground: its pods are deleted
+// and it leaves once they are gone.
+//
+// # The controller
+//
+// Each sync reads the controller's informer view (not the API server), its
+// expectations and its backoff record, calls jobsync.Reconcile, and carries
+// the plan out in the documented order: claims, deletions (with their
+// finalizer patch first where asked), creations, the interim status, the
+// finalizer removals, the final status. The plan's Expectations and Backoff
+// are kept, lowered for the calls not carried out. The informer lowers the
+// expectations as upstream's event handlers do: a pod seen added observes a
+// creation, a pod seen with a deletion timestamp or gone observes a
+// deletion, a pod seen without the tracking finalizer observes its removal.
+// The work queue gathers pod events for a second before it syncs, syncs at
+// once on a change to the Job, retries a failed sync after a delay that
+// doubles from 1s to 1m, and honours the plan's RequeueAfter.
+//
+// # Pods
+//
+// Each pod follows a Behavior: Pending for StartDelay, then running and
+// ready, then after RunTime its container exits (restarting under
+// restartPolicy OnFailure while it fails), or it is disrupted
+// (DisruptionTarget condition, then deleted). A deleted pod stops after its
+// Shutdown time, capped by its grace period, and is Failed. A Script fixes
+// behaviours per pod, per completion index and per attempt; pods it leaves
+// open get a random behaviour from the seed.
+//
+// # Faults
+//
+// Faults make API calls fail, crash the controller in the middle of a plan
+// (its memory is lost and it starts over from a fresh list of the API
+// server), stall the informer's watch streams so that syncs see stale
+// views, have other actors delete pods, and change the Job on a schedule
+// (suspend, resume, parallelism, elastic scaling of Indexed Jobs, deletion).
+//
+// # Checks
+//
+// With Config.Check the cluster checks, at every step, the invariants listed
+// on Violation, and at the end that every pod that ended while tracked is
+// counted exactly once. The counting rule, from upstream's semantics: a pod
+// is judged by what the controller saw when it removed the pod's tracking
+// finalizer.
+//
+//   - A pod deleted as surplus (suspend, scale-down) has its finalizer
+//     removed while active and is never counted, whatever it does next.
+//   - A succeeded pod counts once in status.succeeded; for Indexed Jobs the
+//     count is of distinct completed indexes (status.completedIndexes), so
+//     two pods succeeding for one index count once, and indexes at or above
+//     completions (after scaling down) not at all.
+//   - A failed pod (phase Failed, or being deleted under
+//     podReplacementPolicy TerminatingOrFailed without a pod failure
+//     policy) counts once in status.failed, unless a pod failure policy
+//     rule with action Ignore matches it; for Indexed Jobs every failed pod
+//     counts, not every index.
+//   - A pod still running when the Job is failing counts as failed (unless
+//     an Ignore rule matches its conditions); one still running when the
+//     Job succeeded, or when the Job is being deleted, is not counted.
+package jobsynctest
