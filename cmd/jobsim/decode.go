@@ -136,13 +136,9 @@ var yamlLine = regexp.MustCompile(`^(?:error converting YAML to JSON: )?yaml: li
 func decodeFile(file string, data []byte) ([]object, error) {
 	var out []object
 	for _, doc := range splitDocuments(data) {
-		js, err := yaml.YAMLToJSONStrict(doc.text)
+		js, err := yamlToJSON(file, doc)
 		if err != nil {
-			if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-				n, _ := strconv.Atoi(m[1])
-				return nil, errorAt(source{file: file, line: doc.line + n - 1, item: -1}, "invalid YAML: %s", m[2])
-			}
-			return nil, errorAt(source{file: file, line: doc.line, item: -1}, "invalid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+			return nil, err
 		}
 		if t := bytes.TrimSpace(js); len(t) == 0 || bytes.Equal(t, []byte("null")) {
 			continue // an empty document, such as a trailing "---"
@@ -155,6 +151,20 @@ func decodeFile(file string, data []byte) ([]object, error) {
 		out = append(out, objs...)
 	}
 	return out, nil
+}
+
+// yamlToJSON converts one document, locating a syntax error in the file.
+// Duplicate keys are errors: of two values, one would be dropped silently.
+func yamlToJSON(file string, doc document) ([]byte, error) {
+	js, err := yaml.YAMLToJSONStrict(doc.text)
+	if err == nil {
+		return js, nil
+	}
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return nil, errorAt(source{file: file, line: doc.line + n - 1, item: -1}, "invalid YAML: %s", m[2])
+	}
+	return nil, errorAt(source{file: file, line: doc.line, item: -1}, "invalid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
 }
 
 // decodeObject decodes one document: a Job, a Pod, or a List of them (what
@@ -275,7 +285,11 @@ func decodeError(at source, doc document, kind string, err error) error {
 		if line := findKeyLine(doc, key); line > 0 {
 			at.line = line
 		}
-		return errorAt(at, "%s has unknown field %q (a typo, or a field that Kubernetes v1.36 does not have)", kind, m[1])
+		hint := "a typo, or a field that Kubernetes v1.36 does not have"
+		if kind == "script" {
+			hint = "a script has default, pods and jobChanges; a pod rule pod, index, attempt and behavior; a behavior startDelay, runTime, exitCode, container, disruption, disruptionReason, restarts, forever and shutdown"
+		}
+		return errorAt(at, "%s has unknown field %q (%s)", kind, m[1], hint)
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {

@@ -14,7 +14,7 @@ Usage:
   jobsim plan -f job.yaml -f pods.yaml [--now TIME] [-o text|yaml|json]
       Read a Job and its pods as kubectl prints them and say what the
       controller does in its next sync, and why.
-  jobsim run -f job.yaml [--script FILE] [--seed N] [--faults LIST] [-o text|yaml|json]
+  jobsim run -f job.yaml [--script FILE] [--seed N] [--faults LIST] [-v] [-o text|yaml|json]
       Simulate the Job in a fake cluster until it finishes; print the
       timeline and a summary.
 
@@ -39,13 +39,26 @@ from failed pods that still carry the tracking finalizer.
 Flags:
 `
 
-const runUsage = `Usage: jobsim run -f job.yaml [--script FILE] [--seed N] [--faults LIST] [-o text|yaml|json]
+const runUsage = `Usage: jobsim run -f job.yaml [--script FILE] [--seed N] [--faults LIST] [-v] [-o text|yaml|json]
 
 Simulates the Job (a manifest, as you would kubectl apply it) in a fake
 cluster until it finishes, and prints a timeline (time, action, counters,
-conditions) and a summary. A script (YAML) says what each pod or index does:
-exit code, run time, disruption. The simulated clock starts at --start; the
-same flags give the same output every time.
+conditions) and a summary. A script (YAML) says what each pod or index does
+(exit code, run time, disruption) and when users change the Job:
+
+  default: {startDelay: 2s, runTime: 10s}   # pods no rule matches
+  pods:
+  - index: 2                                # or pod: N (the N-th pod created)
+    attempt: 0                              # optional: its first pod only
+    behavior: {runTime: 5s, exitCode: 1}    # also container, disruption,
+                                            # restarts, forever, shutdown
+  jobChanges:
+  - at: 60s
+    suspend: false                          # or parallelism, scale, delete
+
+Without --script, FILE.script.yaml next to FILE.yaml is used if it exists;
+pods no script rule covers behave at random, from --seed. The simulated
+clock starts at --start; the same flags give the same output every time.
 
 Flags:
 `
@@ -78,26 +91,30 @@ func (o *outputFormat) Set(v string) error {
 	return fmt.Errorf("want text, yaml or json")
 }
 
-// newFlagSet returns a flag set that reports its errors to us instead of
-// printing them, so that every usage error looks the same and exits 2.
-func newFlagSet(name, usage string, stdout io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {
-		fmt.Fprint(stdout, usage)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-	}
-	return fs
+// flagSet is a command's flags and its help text. Errors come back to us
+// instead of being printed, so that every usage error looks the same and
+// exits 2; the help goes to stdout, and only when asked for with -h.
+type flagSet struct {
+	*flag.FlagSet
+	usage  string
+	stdout io.Writer
 }
 
-// parseFlags parses args and rejects positional arguments, which are almost
+func newFlagSet(name, usage string, stdout io.Writer) *flagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {} // the flag package calls it on every error too
+	return &flagSet{FlagSet: fs, usage: usage, stdout: stdout}
+}
+
+// parse parses args and rejects positional arguments, which are almost
 // always a forgotten -f.
-func parseFlags(fs *flag.FlagSet, args []string) error {
+func (fs *flagSet) parse(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.Usage()
+			fmt.Fprint(fs.stdout, fs.usage)
+			fs.SetOutput(fs.stdout)
+			fs.PrintDefaults()
 			return errHelp
 		}
 		return usageErrorf("%s: %v", fs.Name(), err)

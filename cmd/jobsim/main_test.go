@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -46,6 +47,15 @@ var errorCases = []goldenCase{
 	{"error-plan-two-jobs", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "-f", "testdata/jobs/plan/deadline/job.yaml"}},
 	{"error-plan-pod-of-other-job", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "-f", bad + "other-job-pod.yaml"}},
 	{"error-plan-pod-without-uid", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "-f", bad + "pod-without-uid.yaml"}},
+	{"usage-run-two-files", []string{"run", "-f", "testdata/jobs/pi.yaml", "-f", "testdata/jobs/parallel.yaml"}},
+	{"usage-run-bad-faults", []string{"run", "-f", "testdata/jobs/pi.yaml", "--faults", "crash=2"}},
+	{"usage-run-unknown-fault", []string{"run", "-f", "testdata/jobs/pi.yaml", "--faults", "meteor=0.1"}},
+	{"help-run", []string{"run", "--help"}},
+	{"error-run-pods", []string{"run", "-f", "testdata/jobs/plan/pi-backoff/pods.yaml"}},
+	{"error-run-invalid-job", []string{"run", "-f", bad + "restart-always.yaml"}},
+	{"error-run-script-typo", []string{"run", "-f", "testdata/jobs/pi.yaml", "--script", bad + "typo.script.yaml"}},
+	{"error-run-script-duration", []string{"run", "-f", "testdata/jobs/pi.yaml", "--script", bad + "bad-duration.script.yaml"}},
+	{"error-run-no-such-script", []string{"run", "-f", "testdata/jobs/pi.yaml", "--script", "testdata/jobs/nope.script.yaml"}},
 	{"error-plan-pods-of-wrong-job", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "-f", "testdata/jobs/plan/deadline/pods.yaml"}},
 }
 
@@ -153,5 +163,66 @@ func TestStdin(t *testing.T) {
 	}
 }
 
-// runCases are jobsim run on every example under testdata/jobs.
-func runCases(t *testing.T) []goldenCase { return nil }
+// runCases are jobsim run on every example under testdata/jobs (each with
+// the script next to it, if any), and the other flags of run.
+func runCases(t *testing.T) []goldenCase {
+	jobs, err := filepath.Glob("testdata/jobs/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []goldenCase
+	for _, j := range jobs {
+		if strings.HasSuffix(j, ".script.yaml") {
+			continue
+		}
+		name := strings.TrimSuffix(filepath.Base(j), ".yaml")
+		cases = append(cases, goldenCase{"run-" + name, []string{"run", "-f", j}})
+	}
+	if len(cases) < 8 {
+		t.Fatalf("only %d Jobs under testdata/jobs", len(cases))
+	}
+	return append(cases,
+		goldenCase{"run-parallel-faults", []string{"run", "-f", "testdata/jobs/parallel.yaml", "--faults", "apiError=0.2,crash=0.1,staleView=0.2,maxLag=5s"}},
+	)
+}
+
+// The json form of run is jobsynctest's Result, whose every detail is that
+// package's to change: this checks its shape, not its text.
+func TestRunJSON(t *testing.T) {
+	t.Chdir("../..")
+	var stdout, stderr bytes.Buffer
+	if code := jobsim([]string{"run", "-f", "testdata/jobs/pi.yaml", "-o", "json"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var doc struct {
+		Script string `json:"script"`
+		Result struct {
+			Outcome string            `json:"outcome"`
+			Steps   []json.RawMessage `json:"steps"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Result.Outcome != "Complete" || len(doc.Result.Steps) == 0 || doc.Script != "testdata/jobs/pi.script.yaml" {
+		t.Errorf("run -o json: outcome %q, %d steps, script %q; want Complete, some steps, the script next to pi.yaml", doc.Result.Outcome, len(doc.Result.Steps), doc.Script)
+	}
+}
+
+// Without a script, pods follow the seeded random model: the seed changes
+// the run, and the same seed repeats it.
+func TestRunSeed(t *testing.T) {
+	t.Chdir("../..")
+	run := func(seed string) string {
+		return runGolden([]string{"run", "-f", "testdata/jobs/parallel.yaml", "--script", "none", "--seed", seed})
+	}
+	if !strings.Contains(run("7"), "exit status 0") {
+		t.Fatalf("run with a random model failed:\n%s", run("7"))
+	}
+	if run("7") != run("7") {
+		t.Error("the same seed gave two runs")
+	}
+	if run("7") == run("8") {
+		t.Error("seeds 7 and 8 gave the same run")
+	}
+}

@@ -17,7 +17,7 @@ func planCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	fs.Var(&files, "f", "a file with the Job, its pods, or both (repeatable; - for standard input)")
 	nowFlag := fs.String("now", "", "the controller's clock: an RFC 3339 time, or 'now' for the wall clock\n(default: the latest timestamp in the input)")
 	fs.Var(&format, "o", "output format: text, yaml or json")
-	if err := parseFlags(fs, args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if len(files) == 0 {
