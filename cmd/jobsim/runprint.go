@@ -112,11 +112,14 @@ func writeRunText(b *strings.Builder, r runReport) {
 
 	b.WriteString("\nSummary:\n")
 	st := &job.Status
-	fmt.Fprintf(b, "  outcome: %s after %s\n", outcomeText(r.res), offset(r.res.End, start))
+	fmt.Fprintf(b, "  outcome: %s\n", outcomeText(r.res, offset(r.res.End, start)))
 	fmt.Fprintf(b, "  pods: %d created, %d deleted by the controller\n", r.res.Created, r.res.Deleted)
 	fmt.Fprintf(b, "  syncs: %d", r.res.Syncs)
-	if hidden > 0 {
-		fmt.Fprintf(b, " (%d that changed nothing are not shown; -v shows them)", hidden)
+	switch {
+	case hidden == 1:
+		b.WriteString(" (1 sync that changed nothing is not shown; -v shows it)")
+	case hidden > 1:
+		fmt.Fprintf(b, " (%d syncs that changed nothing are not shown; -v shows them)", hidden)
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(b, "  succeeded %d, failed %d", st.Succeeded, st.Failed)
@@ -176,12 +179,21 @@ func indexesText(st *batchv1.JobStatus) string {
 	return out
 }
 
-func outcomeText(res jobsynctest.Result) string {
+// outcomeText says how the run ended, the terminal condition's reason
+// included, and for a run that did not finish why.
+func outcomeText(res jobsynctest.Result, took string) string {
 	out := string(res.Outcome)
 	for _, c := range res.Job.Status.Conditions {
 		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue {
 			out += " (" + c.Reason + ")"
 		}
+	}
+	out += " after " + took
+	switch res.Outcome {
+	case jobsynctest.OutcomeStuck:
+		out += ": nothing more can happen (a suspended Job, say, that no jobChanges resume)"
+	case jobsynctest.OutcomeMaxSyncs:
+		out += ": the Job had not finished when --max-syncs ran out"
 	}
 	return out
 }
