@@ -11,6 +11,9 @@ import (
 	"github.com/jobsync/jobsync/indexes"
 )
 
+// msgNoStartTime is the rejection of a terminal condition without startTime.
+const msgNoStartTime = "startTime required for a finished Job"
+
 // validateStatusUpdate checks a status write to the Job old as the v1.36 API
 // server's status validation does for the built-in controller's writes,
 // limited to the rules a controller can break. Each rule applies, as
@@ -100,7 +103,7 @@ func validateStatusUpdate(old *batchv1.Job, st *batchv1.JobStatus) []string {
 		bad("active=%d for a finished Job", st.Active)
 	}
 	if finishedChanged && finished(st) && st.StartTime == nil && !(spec.Suspend != nil && *spec.Suspend && spec.Completions != nil && *spec.Completions == 0) {
-		bad("startTime required for a finished Job")
+		bad(msgNoStartTime)
 	}
 	if u := st.UncountedTerminatedPods; finished(st) && u != nil && len(u.Succeeded)+len(u.Failed) > 0 {
 		bad("uncountedTerminatedPods must be empty for a finished Job")

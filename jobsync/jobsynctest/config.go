@@ -214,11 +214,18 @@ type Faults struct {
 	// the controller's memory (expectations and backoff record); it starts
 	// again with a fresh informer view.
 	Crash float64 `json:"crash,omitempty"`
-	// StaleView is the probability that a change in the API server is seen
-	// late by the controller's informer: the watch stream of that kind
-	// (pods or the Job) stops delivering, in order, for a random time up to
-	// MaxLag. Syncs in between see a stale view.
+	// StaleView is the probability that a change in the API server starts
+	// a stall of the controller's informer: both watch streams (pods and
+	// the Job) stop delivering for a random time up to MaxLag, then deliver
+	// everything in order. Syncs in between see a stale but consistent
+	// picture of the past, and the controller's own writes are seen late.
 	StaleView float64 `json:"staleView,omitempty"`
+	// SkewedView is the probability that a change starts a stall of its
+	// own watch stream only (pods or the Job), so that the view of the pods
+	// and the view of the Job lag by different amounts. Upstream's
+	// controller has races under such skew that jobsync reproduces (see the
+	// package README): use it to study them.
+	SkewedView float64 `json:"skewedView,omitempty"`
 	// MaxLag bounds how late a stalled watch stream delivers. Zero means
 	// 30s. Keep it below the expectations timeout (5m).
 	MaxLag time.Duration `json:"-"`
@@ -235,6 +242,7 @@ type faultsJSON struct {
 	APIError    float64       `json:"apiError,omitempty"`
 	Crash       float64       `json:"crash,omitempty"`
 	StaleView   float64       `json:"staleView,omitempty"`
+	SkewedView  float64       `json:"skewedView,omitempty"`
 	MaxLag      *jsonDuration `json:"maxLag,omitempty"`
 	PodDeletion float64       `json:"podDeletion,omitempty"`
 	JobChanges  []JobChange   `json:"jobChanges,omitempty"`
@@ -242,7 +250,7 @@ type faultsJSON struct {
 
 // MarshalJSON writes MaxLag as a Go duration string.
 func (f Faults) MarshalJSON() ([]byte, error) {
-	out := faultsJSON{APIError: f.APIError, Crash: f.Crash, StaleView: f.StaleView, PodDeletion: f.PodDeletion, JobChanges: f.JobChanges}
+	out := faultsJSON{APIError: f.APIError, Crash: f.Crash, StaleView: f.StaleView, SkewedView: f.SkewedView, PodDeletion: f.PodDeletion, JobChanges: f.JobChanges}
 	if f.MaxLag != 0 {
 		d := jsonDuration(f.MaxLag)
 		out.MaxLag = &d
@@ -257,7 +265,7 @@ func (f *Faults) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &in); err != nil {
 		return err
 	}
-	*f = Faults{APIError: in.APIError, Crash: in.Crash, StaleView: in.StaleView, PodDeletion: in.PodDeletion, JobChanges: in.JobChanges}
+	*f = Faults{APIError: in.APIError, Crash: in.Crash, StaleView: in.StaleView, SkewedView: in.SkewedView, PodDeletion: in.PodDeletion, JobChanges: in.JobChanges}
 	if in.MaxLag != nil {
 		f.MaxLag = time.Duration(*in.MaxLag)
 	}

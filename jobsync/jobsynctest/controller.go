@@ -65,6 +65,10 @@ func (c *Cluster) handle(ev event) StepRecord {
 		c.jobStream.stalled = false
 		c.flush()
 		return StepRecord{Kind: KindInformer, Detail: "Job watch"}
+	case evInformerAll:
+		c.podStream.stalled, c.jobStream.stalled = false, false
+		c.flush()
+		return StepRecord{Kind: KindInformer, Detail: "pod and Job watches"}
 	case evJobChange:
 		return c.changeJob(c.cfg.Faults.JobChanges[ev.change])
 	case evJobRemove:
@@ -146,18 +150,31 @@ func (c *Cluster) emitJob(j *batchv1.Job, deleted bool) {
 
 func (c *Cluster) emit(s *stream, ev watchEvent, kind evKind) {
 	s.queue = append(s.queue, ev)
-	if !s.stalled && c.cfg.Faults.StaleView > 0 && c.rng.Float64() < c.cfg.Faults.StaleView {
+	f := &c.cfg.Faults
+	switch {
+	case !c.podStream.stalled && !c.jobStream.stalled && f.StaleView > 0 && c.rng.Float64() < f.StaleView:
+		// Both watches stall together: the view is a consistent picture
+		// of the past.
+		c.podStream.stalled, c.jobStream.stalled = true, true
+		c.result.Faults.Stalls++
+		c.schedule(event{at: c.now.Add(c.lag()), kind: evInformerAll})
+	case !s.stalled && f.SkewedView > 0 && c.rng.Float64() < f.SkewedView:
 		s.stalled = true
 		c.result.Faults.Stalls++
-		lag := c.maxLag
-		if c.maxLag > time.Second {
-			lag = time.Duration(1+c.rng.Int64N(int64(c.maxLag/time.Second))) * time.Second
-		}
-		c.schedule(event{at: c.now.Add(lag), kind: kind})
+		c.schedule(event{at: c.now.Add(c.lag()), kind: kind})
 	}
 	if !c.holding {
 		c.flush()
 	}
+}
+
+// lag draws how long a stalled watch holds its events: whole seconds up to
+// MaxLag.
+func (c *Cluster) lag() time.Duration {
+	if c.maxLag <= time.Second {
+		return c.maxLag
+	}
+	return time.Duration(1+c.rng.Int64N(int64(c.maxLag/time.Second))) * time.Second
 }
 
 // flush delivers what the streams that are not stalled hold.
@@ -240,6 +257,9 @@ func (c *Cluster) controlled(p *corev1.Pod) bool {
 // informer view (a full list) and syncs at once.
 func (c *Cluster) crash() {
 	c.result.Faults.Crashes++
+	if c.check != nil {
+		c.check.crashed()
+	}
 	c.mem = memory{}
 	c.podStream, c.jobStream = stream{}, stream{}
 	c.view = view{job: c.job, pods: make(map[types.UID]*corev1.Pod, len(c.pods))}
@@ -379,6 +399,9 @@ func (c *Cluster) sync() (StepRecord, error) {
 	if plan.InterimStatus == nil || interimWritten {
 		c.mem.backoff = plan.Backoff
 	}
+	if c.check != nil {
+		c.check.planWritten(&plan, interimWritten)
+	}
 	c.holding = false
 	c.flush()
 
@@ -471,7 +494,7 @@ func (c *Cluster) do(cl call, plan *jobsync.Plan, snap jobsync.Snapshot, rv *str
 			c.result.Faults.Rejections++
 			msg := strings.Join(errs, "; ")
 			if c.check != nil {
-				c.check.violate("status-rejected", "%s write: %s", cl.kind, msg)
+				c.check.rejected(cl.kind, errs)
 			}
 			return fmt.Errorf("status rejected: %s", msg)
 		}

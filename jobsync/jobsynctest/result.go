@@ -99,6 +99,10 @@ type Result struct {
 	// Violations are every invariant broken on the way and at the end
 	// (Config.Check only).
 	Violations []Violation `json:"violations,omitempty"`
+	// Tolerated lists what the checks let pass as upstream's own
+	// behaviour under stale informer views (Config.Check only), such as a
+	// Job finished while pods it created were not yet in its view.
+	Tolerated []string `json:"tolerated,omitempty"`
 }
 
 // FaultCounts counts injected faults by kind.
