@@ -2,7 +2,7 @@
 // Job, using the jobsync library.
 //
 //	jobsim plan -f job.yaml -f pods.yaml [--now RFC3339|now] [-o text|yaml|json]
-//	jobsim run  -f job.yaml [--script FILE] [--seed N] [--faults LIST] [-v] [-o text|yaml|json]
+//	jobsim run  -f job.yaml [--script FILE] [--seed N] [--faults LIST] [--check] [-v] [-o text|yaml|json]
 //
 // plan reads a Job and its pods as kubectl prints them and says what the
 // controller would do in its next sync, and why. run simulates the Job in a

@@ -28,6 +28,7 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	maxSyncs := fs.Int("max-syncs", jobsynctest.DefaultMaxSyncs, "stop after this many controller syncs")
 	fs.Var(&format, "o", "output format: text, yaml or json (yaml and json hold every step and plan)")
 	verbose := fs.Bool("v", false, "show every step, also the syncs that changed nothing")
+	check := fs.Bool("check", false, "check jobsynctest's invariants at every step (API status validation,\nwrite-ahead, parallelism, counts...); a violation makes jobsim exit 1")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -62,7 +63,7 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		}
 	}
 	faults.JobChanges = script.JobChanges
-	cfg := jobsynctest.Config{Start: start, Seed: *seed, Script: script.Script, Faults: faults, MaxSyncs: *maxSyncs}
+	cfg := jobsynctest.Config{Start: start, Seed: *seed, Script: script.Script, Faults: faults, MaxSyncs: *maxSyncs, Check: *check}
 	cluster, err := jobsynctest.NewCluster(job, cfg)
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
@@ -74,6 +75,9 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	}
 	if runErr != nil {
 		return fmt.Errorf("run: the simulation stopped: %w", runErr)
+	}
+	if n := len(res.Violations); n > 0 {
+		return fmt.Errorf("run: %s of jobsynctest's invariants (listed in the summary)", plural(n, "violation"))
 	}
 	return nil
 }

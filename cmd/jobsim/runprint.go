@@ -136,6 +136,12 @@ func writeRunText(b *strings.Builder, r runReport) {
 	for _, c := range st.Conditions {
 		fmt.Fprintf(b, "    %s=%s at %s, reason %s: %q\n", c.Type, c.Status, offset(c.LastTransitionTime.Time, start), c.Reason, c.Message)
 	}
+	if r.cfg.Check {
+		fmt.Fprintf(b, "  invariant checks: %s\n", plural(len(r.res.Violations), "violation"))
+		for _, v := range r.res.Violations {
+			fmt.Fprintf(b, "    %s at %s: %s\n", v.Rule, offset(v.Time, start), v.Detail)
+		}
+	}
 	if f := faultCounts(r.res.Faults); f != "" {
 		fmt.Fprintf(b, "  faults that struck: %s\n", f)
 	}
