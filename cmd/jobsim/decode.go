@@ -75,11 +75,13 @@ func readFiles(paths []string, stdin io.Reader) ([]object, error) {
 		if err != nil {
 			return nil, err
 		}
-		objs, err := decodeFile(p, data)
+		objs, docs, err := decodeFile(p, data)
 		if err != nil {
 			return nil, err
 		}
-		if len(objs) == 0 {
+		if docs == 0 {
+			// An empty List is fine (a Job without pods yet); an empty file
+			// is more likely the wrong file.
 			return nil, errorAt(source{file: p, line: 1, item: -1}, "no Kubernetes object in the file")
 		}
 		all = append(all, objs...)
@@ -106,14 +108,14 @@ func splitDocuments(data []byte) []document {
 	n := 0
 	for sc.Scan() {
 		n++
-		line := sc.Text()
+		line := strings.TrimRight(sc.Text(), "\r") // files saved on Windows
 		if line == "---" || strings.HasPrefix(line, "--- ") || strings.HasPrefix(line, "---\t") {
 			docs = append(docs, document{text: bytes.Clone(cur.Bytes()), line: start})
 			cur.Reset()
 			start = n + 1
 			continue
 		}
-		cur.WriteString(line)
+		cur.WriteString(sc.Text())
 		cur.WriteByte('\n')
 	}
 	return append(docs, document{text: cur.Bytes(), line: start})
@@ -133,24 +135,28 @@ func firstContentLine(doc document) int {
 
 var yamlLine = regexp.MustCompile(`^(?:error converting YAML to JSON: )?yaml: line (\d+): (.*)$`)
 
-func decodeFile(file string, data []byte) ([]object, error) {
+// decodeFile returns the objects of a file and the number of documents
+// that held something (an object, or a List, maybe empty).
+func decodeFile(file string, data []byte) ([]object, int, error) {
 	var out []object
+	docs := 0
 	for _, doc := range splitDocuments(data) {
 		js, err := yamlToJSON(file, doc)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if t := bytes.TrimSpace(js); len(t) == 0 || bytes.Equal(t, []byte("null")) {
 			continue // an empty document, such as a trailing "---"
 		}
+		docs++
 		at := source{file: file, line: firstContentLine(doc), item: -1}
 		objs, err := decodeObject(at, doc, js)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		out = append(out, objs...)
 	}
-	return out, nil
+	return out, docs, nil
 }
 
 // yamlToJSON converts one document, locating a syntax error in the file.
