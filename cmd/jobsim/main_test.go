@@ -46,6 +46,7 @@ var errorCases = []goldenCase{
 	{"error-plan-no-job", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/pods.yaml"}},
 	{"error-plan-two-jobs", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "-f", "testdata/jobs/plan/deadline/job.yaml"}},
 	{"error-plan-pod-of-other-job", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "-f", bad + "other-job-pod.yaml"}},
+	{"error-plan-orphan-of-other-job", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "-f", bad + "orphan-of-other-job.yaml"}},
 	{"error-plan-pod-without-uid", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "-f", bad + "pod-without-uid.yaml"}},
 	{"usage-run-two-files", []string{"run", "-f", "testdata/jobs/pi.yaml", "-f", "testdata/jobs/parallel.yaml"}},
 	{"usage-run-bad-faults", []string{"run", "-f", "testdata/jobs/pi.yaml", "--faults", "crash=2"}},

@@ -9,6 +9,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/jobsync/jobsync/jobsync"
 )
@@ -106,10 +107,19 @@ func checkPod(at source, p *corev1.Pod, job *batchv1.Job) error {
 		}
 		return nil
 	}
-	// An orphan may be adopted, but not when its labels name another Job.
-	for _, key := range []string{batchv1.JobNameLabel, "job-name"} {
-		if v, ok := p.Labels[key]; ok && v != job.Name {
-			return errorAt(at, "pod %s belongs to another Job: its label %s is %q, not %q", p.Name, key, v, job.Name)
+	// An orphan that the selector matches may be adopted, even with labels
+	// of another Job (the documentation's manualSelector example adopts the
+	// pods of a Job deleted with --cascade=orphan). One that it does not
+	// match and whose labels name another Job is the wrong file.
+	if sel, err := metav1.LabelSelectorAsSelector(job.Spec.Selector); err == nil && sel.Matches(labels.Set(p.Labels)) {
+		return nil
+	}
+	for _, l := range []struct{ key, want string }{
+		{batchv1.JobNameLabel, job.Name}, {"job-name", job.Name},
+		{batchv1.ControllerUidLabel, string(job.UID)}, {"controller-uid", string(job.UID)},
+	} {
+		if v, ok := p.Labels[l.key]; ok && v != l.want {
+			return errorAt(at, "pod %s belongs to another Job: its label %s is %q, not %q", p.Name, l.key, v, l.want)
 		}
 	}
 	return nil
