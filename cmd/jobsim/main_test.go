@@ -182,7 +182,7 @@ func runCases(t *testing.T) []goldenCase {
 	if len(cases) < 8 {
 		t.Fatalf("only %d Jobs under testdata/jobs", len(cases))
 	}
-	return cases
+	return append(cases, goldenCase{"run-from-kubectl-output", []string{"run", "-f", "testdata/jobs/plan/parallel-success/job.yaml", "--script", "testdata/jobs/parallel.script.yaml"}})
 }
 
 // A run with faults ends as the same run without them would (the faults

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/jobsync/jobsync/jobsync"
 	"github.com/jobsync/jobsync/jobsync/jobsynctest"
@@ -55,6 +57,7 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	job, afresh := startAfresh(job)
 	scriptPath := findScript(files[0], *scriptFlag)
 	var script scriptFile
 	if scriptPath != "" {
@@ -69,7 +72,7 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return fmt.Errorf("run: %w", err)
 	}
 	res, runErr := cluster.Run()
-	out := runReport{file: files[0], script: scriptPath, cfg: cfg, faultsText: *faultsFlag, verbose: *verbose, res: res}
+	out := runReport{file: files[0], script: scriptPath, cfg: cfg, faultsText: *faultsFlag, verbose: *verbose, afresh: afresh, res: res}
 	if err := printRun(stdout, format, out); err != nil {
 		return err
 	}
@@ -115,6 +118,22 @@ func runJob(objs []object) (*batchv1.Job, error) {
 		return nil, errorAt(at, "the API server would refuse Job %s: %s", job.Name, strings.Join(msgs, "; "))
 	}
 	return job, nil
+}
+
+// startAfresh clears what a Job read from a cluster carries about its past
+// (status, creation time, resourceVersion): run starts every Job at its
+// creation, on the simulated clock. The UID stays, as the generated
+// selector and labels name it. It reports whether anything was cleared.
+func startAfresh(job *batchv1.Job) (*batchv1.Job, bool) {
+	if equality.Semantic.DeepEqual(job.Status, batchv1.JobStatus{}) && job.CreationTimestamp.IsZero() && job.ResourceVersion == "" {
+		return job, false
+	}
+	job = job.DeepCopy()
+	job.Status = batchv1.JobStatus{}
+	job.CreationTimestamp = metav1.Time{}
+	job.ResourceVersion = ""
+	job.ManagedFields = nil
+	return job, true
 }
 
 // findScript returns the script to use: the one given, or else the

@@ -24,6 +24,7 @@ type runReport struct {
 	cfg          jobsynctest.Config
 	faultsText   string
 	verbose      bool
+	afresh       bool // the input's status and creation time were cleared
 	res          jobsynctest.Result
 }
 
@@ -64,6 +65,9 @@ func writeRunText(b *strings.Builder, r runReport) {
 	job := r.res.Job
 	start := r.cfg.Start
 	fmt.Fprintf(b, "Job %s/%s (%s) from %s\n", job.Namespace, job.Name, describeSpec(job), r.file)
+	if r.afresh {
+		b.WriteString("The Job's status and creation time in the file are ignored: run starts it afresh.\n")
+	}
 	script := "none (pods behave at random, from the seed)"
 	if r.script != "" {
 		script = r.script
