@@ -123,6 +123,16 @@ func genSuccessPolicy(t *rapid.T, completions int) *batchv1.SuccessPolicy {
 	return &batchv1.SuccessPolicy{Rules: []batchv1.SuccessPolicyRule{r}}
 }
 
+// scaleLow is the least completions an elastic scale may set: the API
+// server wants maxFailedIndexes at most completions.
+func scaleLow(job *batchv1.Job) int {
+	low := 1
+	if m := job.Spec.MaxFailedIndexes; m != nil {
+		low = max(low, int(*m))
+	}
+	return low
+}
+
 func sortInt32(v []int32) {
 	for i := 1; i < len(v); i++ {
 		for j := i; j > 0 && v[j] < v[j-1]; j-- {
@@ -164,6 +174,12 @@ func genFaults(t *rapid.T, job *batchv1.Job, kinds faultKinds) jobsynctest.Fault
 		indexed := job.Spec.CompletionMode != nil && *job.Spec.CompletionMode == batchv1.IndexedCompletion
 		elastic := indexed && job.Spec.SuccessPolicy == nil
 		n := rapid.IntRange(0, 4).Draw(t, "jobChanges")
+		// Once an elastic Job is scaled, its users change completions and
+		// parallelism together: changing parallelism alone after a
+		// scale-down the controller has not yet written makes the API
+		// server refuse the lowered succeeded count for good (see
+		// README.md), as it would refuse upstream's.
+		scaled := false
 		for range n {
 			at += time.Duration(rapid.IntRange(1, 120).Draw(t, "changeAfterSec")) * time.Second
 			kinds := []string{"suspend", "resume", "parallelism", "delete"}
@@ -179,13 +195,14 @@ func genFaults(t *rapid.T, job *batchv1.Job, kinds faultKinds) jobsynctest.Fault
 				ch.Suspend = ptr(false)
 				suspended = false
 			case "parallelism":
-				ch.Parallelism = ptr(int32(rapid.IntRange(0, 5).Draw(t, "newParallelism")))
-			case "scale":
-				low := 1
-				if m := job.Spec.MaxFailedIndexes; m != nil {
-					low = max(low, int(*m))
+				if scaled {
+					ch.Scale = ptr(int32(rapid.IntRange(scaleLow(job), 6).Draw(t, "newScale")))
+				} else {
+					ch.Parallelism = ptr(int32(rapid.IntRange(0, 5).Draw(t, "newParallelism")))
 				}
-				ch.Scale = ptr(int32(rapid.IntRange(low, 6).Draw(t, "newScale")))
+			case "scale":
+				ch.Scale = ptr(int32(rapid.IntRange(scaleLow(job), 6).Draw(t, "newScale")))
+				scaled = true
 			case "delete":
 				ch.Delete = true
 			}
@@ -194,7 +211,11 @@ func genFaults(t *rapid.T, job *batchv1.Job, kinds faultKinds) jobsynctest.Fault
 		// A Job left with parallelism 0 never ends: give it some back.
 		if len(f.JobChanges) > 0 {
 			at += time.Duration(rapid.IntRange(1, 120).Draw(t, "lastChangeAfterSec")) * time.Second
-			f.JobChanges = append(f.JobChanges, jobsynctest.JobChange{At: at, Parallelism: ptr(int32(rapid.IntRange(1, 4).Draw(t, "finalParallelism")))})
+			last := jobsynctest.JobChange{At: at, Parallelism: ptr(int32(rapid.IntRange(1, 4).Draw(t, "finalParallelism")))}
+			if scaled {
+				last.Scale, last.Parallelism = ptr(max(int32(scaleLow(job)), *last.Parallelism)), nil
+			}
+			f.JobChanges = append(f.JobChanges, last)
 		}
 	}
 	if suspended {
