@@ -36,7 +36,7 @@ import (
 // on every sync, and no informer produces such input.
 func (x *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) error {
 	job := x.job
-	match := selectorMatcher(job.Spec.Selector)
+	match := newLabelMatcher(job.Spec.Selector)
 	deleting := job.DeletionTimestamp != nil
 	x.expectedRemovals = uidSet(exp.FinalizerRemovals)
 	x.uncountedSucceeded = uidSet(x.st.UncountedTerminatedPods.Succeeded)
@@ -47,25 +47,31 @@ func (x *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) error
 	x.pods = all // replaced by a filtered copy at the first pod not kept as it is
 	copied := false
 	var foreign, orphaned int
-	var countedUIDs map[types.UID]int
+	// counted holds the positions in all of the pods whose UIDs count; they
+	// are checked for repeats after the loop, in one map of the right size.
+	var counted []int
 	for i, p := range all {
 		if p == nil {
+			// A repeated UID earlier in the list is reported first.
+			if err := repeatedUID(all, counted); err != nil {
+				return err
+			}
 			return inputErr(fmt.Sprintf("pods[%d]", i), nil, "is nil")
 		}
 		keep := false
-		ref := metav1.GetControllerOfNoCopy(p)
+		ref := controllerOf(p)
 		switch {
 		case p.Namespace != job.Namespace:
 			foreign++
 		case ref != nil && ref.UID != job.UID:
 			foreign++
-		case ref != nil && match(p.Labels):
+		case ref != nil && match.matches(p.Labels):
 			keep = true
 		case ref != nil:
 			if !deleting {
 				x.plan.Releases = append(x.plan.Releases, PodClaim{Pod: refOf(p), Reason: "the pod no longer matches the Job's selector"})
 			}
-		case deleting || p.DeletionTimestamp != nil || !match(p.Labels):
+		case deleting || p.DeletionTimestamp != nil || !match.matches(p.Labels):
 			orphaned++
 		default:
 			x.plan.Adoptions = append(x.plan.Adoptions, PodClaim{Pod: refOf(p), Reason: "orphan pod matching the Job's selector"})
@@ -106,14 +112,11 @@ func (x *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) error
 		}
 		x.done = append(x.done, p)
 		if hasFinalizer(p, x.opts.TrackingFinalizer) {
-			if countedUIDs == nil {
-				countedUIDs = make(map[types.UID]int)
-			}
-			if j, dup := countedUIDs[p.UID]; dup {
-				return inputErr(fmt.Sprintf("pods[%d].metadata.uid", i), p.UID, fmt.Sprintf("is also the UID of pods[%d]", j))
-			}
-			countedUIDs[p.UID] = i
+			counted = append(counted, i)
 		}
+	}
+	if err := repeatedUID(all, counted); err != nil {
+		return err
 	}
 	sortClaims(x.plan.Releases)
 	sortClaims(x.plan.Adoptions)
@@ -126,32 +129,83 @@ func (x *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) error
 	return nil
 }
 
-// selectorMatcher returns a label matcher for the Job's selector. The usual
-// selector (matchLabels only, as the API server generates it) is matched by
-// direct lookups; any other goes through the labels package. checkJob has
+// repeatedUID reports the first of the pods at positions at (ascending)
+// whose UID an earlier one already has.
+func repeatedUID(all []*corev1.Pod, at []int) error {
+	if len(at) < 2 {
+		return nil
+	}
+	first := make(map[types.UID]int, len(at))
+	for _, i := range at {
+		uid := all[i].UID
+		if j, dup := first[uid]; dup {
+			return inputErr(fmt.Sprintf("pods[%d].metadata.uid", i), uid, fmt.Sprintf("is also the UID of pods[%d]", j))
+		}
+		first[uid] = i
+	}
+	return nil
+}
+
+// controllerOf returns the pod's controller owner reference (the first one
+// marked as controller), or nil: metav1.GetControllerOfNoCopy without the
+// interface call, for the one loop that visits every pod.
+func controllerOf(p *corev1.Pod) *metav1.OwnerReference {
+	refs := p.OwnerReferences
+	for i := range refs {
+		if c := refs[i].Controller; c != nil && *c {
+			return &refs[i]
+		}
+	}
+	return nil
+}
+
+// labelMatcher matches pod labels against the Job's selector. The usual
+// selector (matchLabels only, as the API server generates it, most often
+// the one controller-uid label) is matched by direct lookups, the single
+// label inline; any other goes through the labels package. checkJob has
 // already rejected selectors that do not parse. A nil selector matches
 // nothing, as upstream's conversion makes it.
-func selectorMatcher(sel *metav1.LabelSelector) func(map[string]string) bool {
+type labelMatcher struct {
+	single     bool
+	key, value string                  // the label, when single
+	pairs      []struct{ k, v string } // matchLabels of several labels
+	sel        labels.Selector         // any other selector; nil matches nothing
+}
+
+func newLabelMatcher(sel *metav1.LabelSelector) *labelMatcher {
+	m := &labelMatcher{}
 	if sel != nil && len(sel.MatchExpressions) == 0 && len(sel.MatchLabels) > 0 {
-		type pair struct{ k, v string }
-		want := make([]pair, 0, len(sel.MatchLabels))
 		for k, v := range sel.MatchLabels {
-			want = append(want, pair{k, v})
+			m.key, m.value = k, v
+			m.pairs = append(m.pairs, struct{ k, v string }{k, v})
 		}
-		return func(l map[string]string) bool {
-			for _, kv := range want {
-				if got, ok := l[kv.k]; !ok || got != kv.v {
-					return false
-				}
+		m.single = len(m.pairs) == 1
+		return m
+	}
+	if s, err := metav1.LabelSelectorAsSelector(sel); err == nil {
+		m.sel = s
+	}
+	return m
+}
+
+func (m *labelMatcher) matches(l map[string]string) bool {
+	if !m.single {
+		return m.matchesSlow(l)
+	}
+	got, ok := l[m.key]
+	return ok && got == m.value
+}
+
+func (m *labelMatcher) matchesSlow(l map[string]string) bool {
+	if m.pairs != nil {
+		for _, kv := range m.pairs {
+			if got, ok := l[kv.k]; !ok || got != kv.v {
+				return false
 			}
-			return true
 		}
+		return true
 	}
-	s, err := metav1.LabelSelectorAsSelector(sel)
-	if err != nil {
-		return func(map[string]string) bool { return false }
-	}
-	return func(l map[string]string) bool { return s.Matches(labels.Set(l)) }
+	return m.sel != nil && m.sel.Matches(labels.Set(l))
 }
 
 // activePods returns the active pods, built on first use: a steady-state
@@ -250,6 +304,11 @@ func (x *syncState) canonicalCompare(a, b *corev1.Pod) int {
 			return c
 		}
 	}
+	return compareUnindexed(a, b)
+}
+
+// compareUnindexed is canonicalCompare without the completion index.
+func compareUnindexed(a, b *corev1.Pod) int {
 	if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
 		return c
 	}

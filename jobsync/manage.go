@@ -2,6 +2,7 @@ package jobsync
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -31,6 +32,7 @@ func (x *syncState) manage() {
 	if x.suspended {
 		rm := x.forRemoval(int(active))
 		x.plan.Expectations = x.plan.Expectations.ExpectDeletions(len(rm), x.now)
+		x.plan.Deletions = slices.Grow(x.plan.Deletions, len(rm))
 		for _, p := range rm {
 			x.addDeletion(p, true, "the Job is suspended")
 		}
@@ -51,17 +53,24 @@ func (x *syncState) manage() {
 		want = max(0, min(*job.Spec.Completions-x.succeeded, parallelism))
 	}
 
-	rm := x.forRemoval(int(max(0, active-want)))
+	// Only the first MaxPodCreateDeletePerSync pods of the deletion order
+	// go in one sync: ask for no more.
+	rm := x.forRemoval(int(max(0, min(active-want, int32(x.opts.MaxPodCreateDeletePerSync)))))
 	if len(rm) > x.opts.MaxPodCreateDeletePerSync {
 		rm = rm[:x.opts.MaxPodCreateDeletePerSync]
 	}
 	if len(rm) > 0 {
 		x.plan.Expectations = x.plan.Expectations.ExpectDeletions(len(rm), x.now)
 		reason := fmt.Sprintf("%d pods are active, the Job wants %d", active, want)
+		var repeated *indexSet
+		if x.indexed && x.indexTrouble {
+			repeated = x.repeatedActiveIndexes()
+		}
+		x.plan.Deletions = slices.Grow(x.plan.Deletions, len(rm))
 		for _, p := range rm {
 			r := reason
 			if x.indexed {
-				r = x.indexedDeletionReason(p, reason)
+				r = x.indexedDeletionReason(p, reason, repeated)
 			}
 			x.addDeletion(p, true, r)
 		}
@@ -127,35 +136,52 @@ func (x *syncState) manage() {
 // forRemoval returns at least n active pods to delete, in deletion order:
 // for Indexed Jobs first every pod with an invalid or repeated index, then
 // as many of the others as needed.
+//
+// The deletion order is podorder's, a strict total order: which pods come
+// first does not depend on the order of the snapshot's pods.
 func (x *syncState) forRemoval(n int) []*corev1.Pod {
 	if !x.indexed {
 		if n <= 0 {
 			return nil
 		}
-		return podorder.FirstForRemoval(x.activePods(), n)
+		return firstPods(x.activePods(), n, podorder.Compare)
 	}
-	if n <= 0 && !x.indexTrouble {
-		return nil
+	if !x.indexTrouble {
+		// Every active pod has its own valid index: none is deleted
+		// whatever the count.
+		return firstPods(x.activePods(), n, podorder.Compare)
 	}
 	rm, left := x.indexedForRemoval(x.activePods())
 	if len(rm) < n {
-		rm = append(rm, podorder.FirstForRemoval(left, n-len(rm))...)
+		rm = append(rm, firstPods(left, n-len(rm), podorder.Compare)...)
 	}
 	return rm
 }
 
-func (x *syncState) indexedDeletionReason(p *corev1.Pod, surplus string) string {
+// repeatedActiveIndexes returns the valid indexes held by more than one
+// active pod.
+func (x *syncState) repeatedActiveIndexes() *indexSet {
+	active := x.activePods()
+	seen, repeated := newIndexSet(len(active)), newIndexSet(0)
+	for _, p := range active {
+		if ix, ok := x.validIndex(p); ok && !seen.set(ix) {
+			repeated.set(ix)
+		}
+	}
+	return repeated
+}
+
+// indexedDeletionReason says why pod p of an Indexed Job is deleted;
+// repeated holds the indexes of more than one active pod (nil for none).
+func (x *syncState) indexedDeletionReason(p *corev1.Pod, surplus string, repeated *indexSet) string {
 	ix := indexes.Of(p.Annotations)
 	switch {
 	case ix == indexes.Unknown:
 		return "the pod has no valid completion index"
 	case ix >= int(*x.job.Spec.Completions):
 		return fmt.Sprintf("index %d is not below completions (%d)", ix, *x.job.Spec.Completions)
-	}
-	for _, q := range x.activePods() {
-		if q != p && indexes.Of(q.Annotations) == ix {
-			return fmt.Sprintf("index %d has more than one active pod", ix)
-		}
+	case repeated.has(ix):
+		return fmt.Sprintf("index %d has more than one active pod", ix)
 	}
 	return surplus
 }
@@ -256,7 +282,20 @@ func (x *syncState) addDeletion(p *corev1.Pod, removeFinalizer bool, reason stri
 // sortedForPlan returns pods in canonical order, for plan steps whose order
 // upstream leaves to chance.
 func (x *syncState) sortedForPlan(pods []*corev1.Pod) []*corev1.Pod {
-	out := append([]*corev1.Pod(nil), pods...)
-	slicesSortPods(out, x.canonicalCompare)
+	if !x.indexed {
+		out := append([]*corev1.Pod(nil), pods...)
+		slicesSortPods(out, compareUnindexed)
+		return out
+	}
+	// Read each index once, not at every comparison.
+	items := make([]keyedPod, len(pods))
+	for i, p := range pods {
+		items[i] = keyedPod{indexes.Of(p.Annotations), p}
+	}
+	slices.SortFunc(items, compareKeyed)
+	out := make([]*corev1.Pod, len(items))
+	for i, it := range items {
+		out[i] = it.p
+	}
 	return out
 }

@@ -1,10 +1,13 @@
 package jobsync
 
 import (
+	"cmp"
 	"math/bits"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/jobsync/jobsync/indexes"
 )
 
 func slicesSortInts(s []int) { slices.Sort(s) }
@@ -12,3 +15,121 @@ func slicesSortInts(s []int) { slices.Sort(s) }
 func slicesSortPods(s []*corev1.Pod, cmp func(a, b *corev1.Pod) int) { slices.SortFunc(s, cmp) }
 
 func bitsTrailingZeros(w uint64) int { return bits.TrailingZeros64(w) }
+
+// firstPods returns the n pods that come first under cmp, first to last, in
+// a new slice; pods is not modified. cmp must be a strict total order on
+// the pods (podorder.Compare and canonicalCompare are), so that the result
+// is that of sorting every pod and keeping the first n. When n is small
+// beside len(pods), a bounded heap finds them in O(len(pods) log n) instead
+// of sorting all: a scale-down deletes at most 500 pods of a Job of any
+// size.
+func firstPods(pods []*corev1.Pod, n int, cmp func(a, b *corev1.Pod) int) []*corev1.Pod {
+	n = max(0, min(n, len(pods)))
+	if n == 0 {
+		return nil
+	}
+	if n > len(pods)/8 {
+		out := slices.Clone(pods)
+		slices.SortFunc(out, cmp)
+		return out[:n:n]
+	}
+	// h is a max-heap of the n first pods seen so far: h[0] is the last of
+	// them, the one a better pod replaces.
+	h := slices.Clone(pods[:n])
+	last := func(a, b *corev1.Pod) int { return cmp(b, a) }
+	for i := n/2 - 1; i >= 0; i-- {
+		siftDown(h, i, last)
+	}
+	for _, p := range pods[n:] {
+		if cmp(p, h[0]) < 0 {
+			h[0] = p
+			siftDown(h, 0, last)
+		}
+	}
+	slices.SortFunc(h, cmp)
+	return h
+}
+
+// podQueue hands out pods in canonical order (canonicalCompare), one at a
+// time, for loops that may stop early: the uncounted-pods cap stops the
+// release of finished pods after 500, however many there are. Building it
+// costs O(n), each pop O(log n); a short list is simply sorted. Each pod's
+// completion index is read once, not at every comparison.
+type podQueue struct {
+	items  []keyedPod // sorted, or a min-heap
+	sorted bool
+	next   int
+}
+
+// keyedPod is a pod with its completion index (0 outside Indexed Jobs).
+type keyedPod struct {
+	ix int
+	p  *corev1.Pod
+}
+
+func (x *syncState) newPodQueue(pods []*corev1.Pod) *podQueue {
+	items := make([]keyedPod, len(pods))
+	for i, p := range pods {
+		items[i].p = p
+		if x.indexed {
+			items[i].ix = indexes.Of(p.Annotations)
+		}
+	}
+	q := &podQueue{items: items}
+	if len(items) <= 512 {
+		slices.SortFunc(items, compareKeyed)
+		q.sorted = true
+		return q
+	}
+	for i := len(items)/2 - 1; i >= 0; i-- {
+		siftDown(items, i, compareKeyed)
+	}
+	return q
+}
+
+// compareKeyed is canonicalCompare on pods whose index is already read.
+func compareKeyed(a, b keyedPod) int {
+	if c := cmp.Compare(a.ix, b.ix); c != 0 {
+		return c
+	}
+	return compareUnindexed(a.p, b.p)
+}
+
+// pop returns the next pod in order, or nil when there is none.
+func (q *podQueue) pop() *corev1.Pod {
+	if q.sorted {
+		if q.next == len(q.items) {
+			return nil
+		}
+		q.next++
+		return q.items[q.next-1].p
+	}
+	n := len(q.items)
+	if n == 0 {
+		return nil
+	}
+	p := q.items[0].p
+	q.items[0] = q.items[n-1]
+	q.items = q.items[:n-1]
+	siftDown(q.items, 0, compareKeyed)
+	return p
+}
+
+// siftDown restores the heap property (h[i] before its children under
+// cmp) below i.
+func siftDown[T any](h []T, i int, cmp func(a, b T) int) {
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			return
+		}
+		if r := c + 1; r < len(h) && cmp(h[r], h[c]) < 0 {
+			c = r
+		}
+		if cmp(h[c], h[i]) >= 0 {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+}

@@ -2,7 +2,6 @@ package jobsync
 
 import (
 	"fmt"
-	"slices"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -39,11 +38,13 @@ func (x *syncState) track(needsWrite bool) {
 		needsWrite = true
 	}
 
-	candidates := x.releaseCandidates()
+	// The candidates are taken in canonical order until the cap is reached:
+	// a queue orders only as many as are taken.
+	candidates := x.newPodQueue(x.releaseCandidates())
 	var release []*corev1.Pod
 	var newSucceededIdx []int
 	capped := false
-	for _, p := range candidates {
+	for p := candidates.pop(); p != nil; p = candidates.pop() {
 		release = append(release, p)
 		if p.Status.Phase == corev1.PodSucceeded && !x.uncountedFailed[p.UID] {
 			if x.indexed {
@@ -138,10 +139,10 @@ func (x *syncState) track(needsWrite bool) {
 }
 
 // releaseCandidates returns the tracked pods whose finalizer may go now, in
-// canonical order (upstream's order is its cache's, or by index for Indexed
-// Jobs): every pod when the Job is being deleted or is finishing, succeeded
-// pods, and failed pods unless one must wait for its replacement to carry
-// the index failure count.
+// no particular order (track takes them in canonical order; upstream's order
+// is its cache's, or by index for Indexed Jobs): every pod when the Job is
+// being deleted or is finishing, succeeded pods, and failed pods unless one
+// must wait for its replacement to carry the index failure count.
 func (x *syncState) releaseCandidates() []*corev1.Pod {
 	all := x.job.DeletionTimestamp != nil || x.finished != nil
 	pods := x.done
@@ -169,7 +170,6 @@ func (x *syncState) releaseCandidates() []*corev1.Pod {
 		}
 		out = append(out, p)
 	}
-	slices.SortFunc(out, x.canonicalCompare)
 	return out
 }
 
