@@ -177,10 +177,12 @@ func (b *Behavior) UnmarshalJSON(data []byte) error {
 // jsonDuration is a duration written as "30s" and read from "30s" or 30.
 type jsonDuration time.Duration
 
+// MarshalJSON writes the duration as a Go duration string.
 func (d jsonDuration) MarshalJSON() ([]byte, error) {
 	return json.Marshal(time.Duration(d).String())
 }
 
+// UnmarshalJSON reads a Go duration string or a number of seconds.
 func (d *jsonDuration) UnmarshalJSON(data []byte) error {
 	var s string
 	if err := json.Unmarshal(data, &s); err == nil {

@@ -60,8 +60,9 @@
 // With Config.Check the cluster checks, at every step, the invariants listed
 // on Violation, and at the end that every pod that ended while tracked is
 // counted exactly once. The counting rule, from upstream's semantics: a pod
-// is judged by what the controller saw when it removed the pod's tracking
-// finalizer.
+// is counted as the Job's status recorded it (uncountedTerminatedPods) before
+// its tracking finalizer went, and otherwise as the controller saw it at
+// that moment:
 //
 //   - A pod deleted as surplus (suspend, scale-down) has its finalizer
 //     removed while active and is never counted, whatever it does next.
@@ -77,4 +78,11 @@
 //   - A pod still running when the Job is failing counts as failed (unless
 //     an Ignore rule matches its conditions); one still running when the
 //     Job succeeded, or when the Job is being deleted, is not counted.
+//
+// A few behaviours of upstream's controller, which jobsync follows, are let
+// pass by the checks and listed in Result.Tolerated instead (see "Upstream
+// hazards" in README.md): a Failed condition refused for want of startTime
+// while the Job is suspended, an Indexed pod recorded as failed whose index
+// also completes, and a Job completed while pods it created after a stale
+// success are not yet in its view.
 package jobsynctest

@@ -157,6 +157,7 @@ type Violation struct {
 	Detail string    `json:"detail"`
 }
 
+// String gives the rule, the time and the detail on one line.
 func (v Violation) String() string {
 	return fmt.Sprintf("%s at %s: %s", v.Rule, v.Time.Format(time.RFC3339), v.Detail)
 }
