@@ -602,7 +602,10 @@ func (k *checker) finalizerRemoval(sp *simPod, surplus bool, plan *jobsync.Plan,
 	switch verdict {
 	case countSucceeded:
 		if isIndexed(job) {
-			done := indexes.ParseLenient(stored.CompletedIndexes, int(*k.c.job.Spec.Completions))
+			// The Job's completions may have changed since the view the
+			// plan came from: read the list without cutting it to either.
+			limit := max(int(*k.c.job.Spec.Completions), int(*job.Spec.Completions))
+			done := indexes.ParseLenient(stored.CompletedIndexes, limit)
 			if !done.Has(ix) {
 				k.violate("write-ahead", "finalizer of succeeded pod %s (index %d) removed before the index is in completedIndexes %q", sp.obj.Name, ix, stored.CompletedIndexes)
 			}

@@ -382,12 +382,18 @@ func (c *Cluster) sync() (StepRecord, error) {
 	// Remember what the plan says to remember, lowered for what was not
 	// done: the informer will never show it.
 	exp := plan.Expectations
+	// Deletions of a finishing Job raise no expectations (the plan leaves
+	// them as they were), so a failed one lowers none, as upstream's
+	// deletion of the active pods of a finishing Job lowers none.
+	deletionsExpected := plan.Expectations.Deletions != snap.Expectations.Deletions || !plan.Expectations.SetAt.Equal(snap.Expectations.SetAt)
 	for _, cl := range calls[done:] {
 		switch cl.kind {
 		case "create":
 			exp = exp.CreationObserved()
 		case "delete":
-			exp = exp.DeletionObserved()
+			if deletionsExpected {
+				exp = exp.DeletionObserved()
+			}
 		case "unfinalize":
 			exp = exp.FinalizerRemovalObserved(cl.pod.UID)
 		}
