@@ -52,6 +52,9 @@ type checker struct {
 	// (the Job was failing while they ran) that had succeeded by the time
 	// their finalizer went.
 	failedThenSucceeded map[int]bool
+	// surplus holds the pods whose finalizer went with a surplus deletion
+	// (suspend, scale-down), while they are not counted.
+	surplus map[types.UID]*simPod
 
 	// seen holds the UIDs of the pods in the view of the current sync.
 	seen map[types.UID]bool
@@ -79,6 +82,7 @@ func newChecker(c *Cluster) *checker {
 		verdicts:            map[types.UID]string{},
 		succeededAt:         map[int]time.Time{},
 		failedThenSucceeded: map[int]bool{},
+		surplus:             map[types.UID]*simPod{},
 		initial:             *c.job.Status.DeepCopy(),
 	}
 	if k.base <= 0 {
@@ -592,6 +596,7 @@ func (k *checker) finalizerRemoval(sp *simPod, surplus bool, plan *jobsync.Plan,
 			k.violate("write-ahead", "finalizer of pod %s removed for a deletion, but the controller saw it finished or terminating", sp.obj.Name)
 		}
 		k.record(uid, countNone, -1)
+		k.surplus[uid] = sp
 		return
 	}
 	st := &job.Status
@@ -657,6 +662,45 @@ func judge(job *batchv1.Job, st *batchv1.JobStatus, p *corev1.Pod) string {
 	return countActive
 }
 
+// recountedSurplus handles a pod whose finalizer the controller removed as
+// surplus (suspend, scale-down) and whose deletion then failed: a stale
+// view that still shows the finalizer lets a later sync record the pod in
+// uncountedTerminatedPods (the Job is finishing) and count it, as upstream
+// does, since it expects no observation of finalizers it removes for
+// deletions. The pod is then counted once, as recorded; the checks list it
+// in Result.Tolerated.
+func (k *checker) recountedSurplus(st *batchv1.JobStatus) {
+	u := st.UncountedTerminatedPods
+	if u == nil {
+		return
+	}
+	uids := make([]types.UID, 0, len(k.surplus))
+	for uid := range k.surplus {
+		uids = append(uids, uid)
+	}
+	slices.Sort(uids)
+	for _, uid := range uids {
+		sp := k.surplus[uid]
+		verdict := ""
+		switch {
+		case uidIn(u.Succeeded, uid):
+			verdict = countSucceeded
+		case uidIn(u.Failed, uid):
+			verdict = countFailed
+		default:
+			continue
+		}
+		delete(k.surplus, uid)
+		k.verdicts[uid] = verdict
+		if verdict == countSucceeded && sp.index >= 0 {
+			k.succeededAt[sp.index] = k.c.now
+		}
+		k.c.result.Tolerated = append(k.c.result.Tolerated, fmt.Sprintf(
+			"%s: pod %s, released as surplus, is counted as %s: a stale view still showed its finalizer when the Job began finishing",
+			k.c.now.Format(time.RFC3339), sp.obj.Name, verdict))
+	}
+}
+
 func (k *checker) record(uid types.UID, verdict string, ix int) {
 	if _, seen := k.verdicts[uid]; seen {
 		return
@@ -678,6 +722,7 @@ func (k *checker) record(uid types.UID, verdict string, ix int) {
 // without waiting for the expected creations. Such pods are listed in
 // Result.Tolerated, not reported.
 func (k *checker) statusWritten(old, updated *batchv1.Job, final bool) {
+	k.recountedSurplus(&updated.Status)
 	if isFinished(old) || !isFinished(updated) {
 		return
 	}
@@ -799,7 +844,13 @@ func (k *checker) checkIndexedCount(job *batchv1.Job) {
 			k.violate("count", "index %d is completed, but no pod of it was released as succeeded", ix)
 		}
 	}
-	for ix, at := range k.succeededAt {
+	released := make([]int, 0, len(k.succeededAt))
+	for ix := range k.succeededAt {
+		released = append(released, ix)
+	}
+	slices.Sort(released)
+	for _, ix := range released {
+		at := k.succeededAt[ix]
 		if ix >= c || done.Has(ix) {
 			continue
 		}
