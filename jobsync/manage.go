@@ -148,7 +148,10 @@ func (x *syncState) forRemoval(n int) []*corev1.Pod {
 	}
 	if !x.indexTrouble {
 		// Every active pod has its own valid index: none is deleted
-		// whatever the count.
+		// whatever the count. (A steady sync never builds the list.)
+		if n <= 0 {
+			return nil
+		}
 		return firstPods(x.activePods(), n, podorder.Compare)
 	}
 	rm, left := x.indexedForRemoval(x.activePods())
