@@ -144,7 +144,7 @@ func (x *syncState) forRemoval(n int) []*corev1.Pod {
 		if n <= 0 {
 			return nil
 		}
-		return firstPods(x.activePods(), n, podorder.Compare)
+		return podorder.FirstForRemoval(x.activePods(), n)
 	}
 	if !x.indexTrouble {
 		// Every active pod has its own valid index: none is deleted
@@ -152,11 +152,11 @@ func (x *syncState) forRemoval(n int) []*corev1.Pod {
 		if n <= 0 {
 			return nil
 		}
-		return firstPods(x.activePods(), n, podorder.Compare)
+		return podorder.FirstForRemoval(x.activePods(), n)
 	}
 	rm, left := x.indexedForRemoval(x.activePods())
 	if len(rm) < n {
-		rm = append(rm, firstPods(left, n-len(rm), podorder.Compare)...)
+		rm = append(rm, podorder.FirstForRemoval(left, n-len(rm))...)
 	}
 	return rm
 }

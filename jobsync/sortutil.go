@@ -16,40 +16,6 @@ func slicesSortPods(s []*corev1.Pod, cmp func(a, b *corev1.Pod) int) { slices.So
 
 func bitsTrailingZeros(w uint64) int { return bits.TrailingZeros64(w) }
 
-// firstPods returns the n pods that come first under cmp, first to last, in
-// a new slice; pods is not modified. cmp must be a strict total order on
-// the pods (podorder.Compare and canonicalCompare are), so that the result
-// is that of sorting every pod and keeping the first n. When n is small
-// beside len(pods), a bounded heap finds them in O(len(pods) log n) instead
-// of sorting all: a scale-down deletes at most 500 pods of a Job of any
-// size.
-func firstPods(pods []*corev1.Pod, n int, cmp func(a, b *corev1.Pod) int) []*corev1.Pod {
-	n = max(0, min(n, len(pods)))
-	if n == 0 {
-		return nil
-	}
-	if n > len(pods)/8 {
-		out := slices.Clone(pods)
-		slices.SortFunc(out, cmp)
-		return out[:n:n]
-	}
-	// h is a max-heap of the n first pods seen so far: h[0] is the last of
-	// them, the one a better pod replaces.
-	h := slices.Clone(pods[:n])
-	last := func(a, b *corev1.Pod) int { return cmp(b, a) }
-	for i := n/2 - 1; i >= 0; i-- {
-		siftDown(h, i, last)
-	}
-	for _, p := range pods[n:] {
-		if cmp(p, h[0]) < 0 {
-			h[0] = p
-			siftDown(h, 0, last)
-		}
-	}
-	slices.SortFunc(h, cmp)
-	return h
-}
-
 // podQueue hands out pods in canonical order (canonicalCompare), one at a
 // time, for loops that may stop early: the uncounted-pods cap stops the
 // release of finished pods after 500, however many there are. Building it

@@ -8,7 +8,6 @@
 package podorder
 
 import (
-	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -80,9 +79,25 @@ func FirstForRemoval(pods []*corev1.Pod, n int) []*corev1.Pod {
 	if n == 0 {
 		return nil
 	}
-	sorted := slices.Clone(pods)
-	slices.SortFunc(sorted, Compare)
-	return sorted[:n:n]
+	if n <= len(pods)/8 {
+		// Few pods wanted (a scale-down takes at most 500 of a Job of any
+		// size): most pods are compared once, with the root of a heap of n.
+		return firstByHeap(pods, n)
+	}
+	// Most or all pods wanted (suspension deletes them all): each pod is
+	// read once into its rank, and the sort compares ranks only.
+	ranks := make([]rank, len(pods))
+	ptrs := make([]*rank, len(pods))
+	for i, p := range pods {
+		ranks[i] = rankOf(p)
+		ptrs[i] = &ranks[i]
+	}
+	first := firstRanks(ptrs, n)
+	out := make([]*corev1.Pod, n)
+	for i, r := range first {
+		out[i] = r.pod
+	}
+	return out
 }
 
 // IsReady reports whether the pod's Ready condition is True.

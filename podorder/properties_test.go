@@ -132,3 +132,23 @@ func TestPropertyFirstForRemoval(t *testing.T) {
 		}
 	})
 }
+
+// TestPropertyFirstForRemovalIsSortPrefix: on Jobs large enough for the
+// bounded-heap path (n at most an eighth of the pods) as well as the sorting
+// one, FirstForRemoval picks exactly the first n pods of a sort by Compare.
+// It reads each pod once into a rank, so this also checks the rank order
+// against Compare.
+func TestPropertyFirstForRemovalIsSortPrefix(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		pods := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) *corev1.Pod { return genPod(t, "pod") }), 1, 120).Draw(t, "pods")
+		for i, p := range pods {
+			p.UID = types.UID(fmt.Sprintf("%s-%d", p.UID, i))
+		}
+		n := rapid.OneOf(rapid.IntRange(0, len(pods)/8), rapid.IntRange(0, len(pods))).Draw(t, "n")
+		sorted := slices.Clone(pods)
+		slices.SortFunc(sorted, podorder.Compare)
+		if got, want := podorder.FirstForRemoval(pods, n), sorted[:n]; !slices.Equal(got, want) {
+			t.Fatalf("FirstForRemoval(%d of %d) = %v, sort by Compare gives %v", n, len(pods), names(got), names(want))
+		}
+	})
+}
