@@ -121,10 +121,10 @@ func (x *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) error
 	sortClaims(x.plan.Releases)
 	sortClaims(x.plan.Adoptions)
 	if foreign > 0 {
-		x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("%d pods belong to another controller or namespace and are left alone", foreign))
+		x.plan.Notes = append(x.plan.Notes, count(foreign, "pod belongs to another controller or namespace and is", "pods belong to another controller or namespace and are")+" left alone")
 	}
 	if orphaned > 0 {
-		x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("%d orphan pods are not adopted", orphaned))
+		x.plan.Notes = append(x.plan.Notes, count(orphaned, "orphan pod is", "orphan pods are")+" not adopted")
 	}
 	return nil
 }

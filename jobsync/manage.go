@@ -61,7 +61,7 @@ func (x *syncState) manage() {
 	}
 	if len(rm) > 0 {
 		x.plan.Expectations = x.plan.Expectations.ExpectDeletions(len(rm), x.now)
-		reason := fmt.Sprintf("%d pods are active, the Job wants %d", active, want)
+		reason := fmt.Sprintf("%s active, the Job wants %d", count(int(active), "pod is", "pods are"), want)
 		var repeated *indexSet
 		if x.indexed && x.indexTrouble {
 			repeated = x.repeatedActiveIndexes()
@@ -87,14 +87,14 @@ func (x *syncState) manage() {
 	diff := want - terminating - active
 	if diff <= 0 {
 		if terminating > 0 && want-active > 0 {
-			x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("no pods are created: %d terminating pods are not replaced until they fail", terminating))
+			x.plan.Notes = append(x.plan.Notes, "no pods are created: "+count(int(terminating), "terminating pod is not replaced until it fails", "terminating pods are not replaced until they fail"))
 		}
 		return
 	}
 	if !x.perIndex {
 		if left := x.newBackoff.Remaining(x.now, x.opts.BackoffBase, x.opts.BackoffMax); left > 0 {
 			x.requeue(left, true)
-			x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("no pods are created: pod-failure backoff after %d failures, %v left", x.newBackoff.FailuresAfterLastSuccess, left))
+			x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("no pods are created: pod-failure backoff after %s, %v left", count(int(x.newBackoff.FailuresAfterLastSuccess), "failure", "failures"), left))
 			return
 		}
 	}
@@ -110,7 +110,7 @@ func (x *syncState) manage() {
 
 	if !x.indexed {
 		x.plan.Expectations = x.plan.Expectations.ExpectCreations(int(diff), x.now)
-		reason := fmt.Sprintf("%d pods are active, the Job wants %d", active, want)
+		reason := fmt.Sprintf("%s active, the Job wants %d", count(int(active), "pod is", "pods are"), want)
 		for range diff {
 			x.addCreation(indexes.Unknown, reason)
 		}

@@ -234,11 +234,11 @@ func (x *syncState) enactFinished() bool {
 	}
 	u := x.st.UncountedTerminatedPods
 	if n := len(u.Succeeded) + len(u.Failed); n > 0 {
-		x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("the Job is not yet %s: %d pods are still uncounted", x.finished.Type, n))
+		x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("the Job is not yet %s: %s still uncounted", x.finished.Type, count(n, "pod is", "pods are")))
 		return false
 	}
 	if x.terminating > 0 {
-		x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("the Job is not yet %s: %d pods are still terminating", x.finished.Type, x.terminating))
+		x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("the Job is not yet %s: %s still terminating", x.finished.Type, count(int(x.terminating), "pod is", "pods are")))
 		return false
 	}
 	f := x.finished
