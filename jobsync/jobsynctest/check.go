@@ -813,7 +813,7 @@ func (k *checker) atEnd(o Outcome) {
 // checkIndexedCount: status.succeeded is the number of completed indexes;
 // every completed index had a pod released as succeeded, and every index
 // released as succeeded is completed unless completions went down to it or
-// below afterwards.
+// below at some point.
 func (k *checker) checkIndexedCount(job *batchv1.Job) {
 	st := &job.Status
 	c := int(*job.Spec.Completions)
@@ -850,13 +850,15 @@ func (k *checker) checkIndexedCount(job *batchv1.Job) {
 	}
 	slices.Sort(released)
 	for _, ix := range released {
-		at := k.succeededAt[ix]
 		if ix >= c || done.Has(ix) {
 			continue
 		}
+		// Completions lowered to ix or below, before or after the release
+		// (the controller's view of the Job may lag behind the change),
+		// may have dropped the index.
 		dropped := false
 		for _, s := range k.scaledDown {
-			if !s.at.Before(at) && s.completions <= ix {
+			if s.completions <= ix {
 				dropped = true
 			}
 		}
