@@ -19,29 +19,9 @@ import (
 //	go test ./jobsync -run '^$' -bench . -benchmem -count 5 | tee new.txt
 //	benchstat new.txt
 
-func BenchmarkFloor(b *testing.B) {
-	for _, n := range benchsnap.Sizes {
-		pods := benchsnap.Steady(n, benchsnap.NonIndexed).Pods
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				benchsnap.Floor(pods)
-			}
-		})
-	}
-}
+func BenchmarkFloor(b *testing.B) { benchsnap.BenchFloor(b) }
 
-func BenchmarkSemanticFloor(b *testing.B) {
-	for _, n := range benchsnap.Sizes {
-		s := benchsnap.Steady(n, benchsnap.NonIndexed)
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				benchsnap.SemanticFloor(s.Pods, s.Job.UID)
-			}
-		})
-	}
-}
+func BenchmarkSemanticFloor(b *testing.B) { benchsnap.BenchSemanticFloor(b) }
 
 func BenchmarkSteady(b *testing.B)    { benchShape(b, "Steady") }
 func BenchmarkTracking(b *testing.B)  { benchShape(b, "Tracking") }

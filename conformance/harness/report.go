@@ -12,6 +12,7 @@ import (
 
 	"github.com/jobsync/jobsync/backoff"
 	"github.com/jobsync/jobsync/expectations"
+	"github.com/jobsync/jobsync/internal/scenario"
 )
 
 // Report renders a verdict for people: the verdict, the diff, the API
@@ -74,8 +75,10 @@ func Report(v Verdict, fullPods, outcomes bool) (string, error) {
 	return b.String(), nil
 }
 
-// scenario mirrors the input half of the library's scenario files.
-type scenario struct {
+// scenarioDoc is the input half of the library's scenario files, with room
+// for full pods beside the shorthand (scenario.Pod) and for options the
+// library's scenario files do not take.
+type scenarioDoc struct {
 	Description  string                    `json:"description"`
 	Now          metav1.Time               `json:"now"`
 	Options      map[string]any            `json:"options,omitempty"`
@@ -85,32 +88,10 @@ type scenario struct {
 	Backoff      backoff.Record            `json:"backoff,omitempty"`
 }
 
-// shortPod is the library's scenario shorthand for a pod.
-type shortPod struct {
-	Name        string            `json:"name"`
-	UID         string            `json:"uid,omitempty"`
-	Phase       corev1.PodPhase   `json:"phase,omitempty"`
-	Ready       bool              `json:"ready,omitempty"`
-	Index       *int              `json:"index,omitempty"`
-	IndexText   string            `json:"indexText,omitempty"`
-	NoFinalizer bool              `json:"noFinalizer,omitempty"`
-	Created     *metav1.Time      `json:"created,omitempty"`
-	Finished    *metav1.Time      `json:"finished,omitempty"`
-	ExitCode    int32             `json:"exitCode,omitempty"`
-	Container   string            `json:"container,omitempty"`
-	Deleted     *metav1.Time      `json:"deleted,omitempty"`
-	Conditions  []string          `json:"conditions,omitempty"`
-	Restarts    int32             `json:"restarts,omitempty"`
-	Node        string            `json:"node,omitempty"`
-	Annotations map[string]string `json:"annotations,omitempty"`
-	Owner       string            `json:"owner,omitempty"`
-	Labels      map[string]string `json:"labels,omitempty"`
-}
-
 func scenarioYAML(v Verdict, fullPods bool) (string, error) {
 	c := v.Case
 	s := c.Snapshot
-	sc := scenario{
+	sc := scenarioDoc{
 		Description:  fmt.Sprintf("conformance %s seed %d: %s", c.Family, c.Seed, v.Class()),
 		Now:          metav1.NewTime(s.Now),
 		Job:          s.Job,
@@ -143,9 +124,9 @@ func scenarioYAML(v Verdict, fullPods bool) (string, error) {
 
 // shorten writes p in the scenario shorthand; exact is false when the
 // shorthand cannot say everything about p that may matter.
-func shorten(job *batchv1.Job, p *corev1.Pod) (shortPod, bool) {
+func shorten(job *batchv1.Job, p *corev1.Pod) (scenario.Pod, bool) {
 	exact := len(p.Spec.InitContainers) == 0 && len(p.Spec.Containers) == 1
-	sp := shortPod{
+	sp := scenario.Pod{
 		Name: p.Name, UID: string(p.UID), Phase: p.Status.Phase, Node: p.Spec.NodeName,
 		Created: &p.CreationTimestamp, Deleted: p.DeletionTimestamp,
 		NoFinalizer: !hasTrackingFinalizer(p),

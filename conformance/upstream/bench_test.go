@@ -62,29 +62,9 @@ import (
 	"github.com/jobsync/jobsync/jobsync"
 )
 
-func BenchmarkFloor(b *testing.B) {
-	for _, n := range benchsnap.Sizes {
-		pods := benchsnap.Steady(n, benchsnap.NonIndexed).Pods
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				benchsnap.Floor(pods)
-			}
-		})
-	}
-}
+func BenchmarkFloor(b *testing.B) { benchsnap.BenchFloor(b) }
 
-func BenchmarkSemanticFloor(b *testing.B) {
-	for _, n := range benchsnap.Sizes {
-		s := benchsnap.Steady(n, benchsnap.NonIndexed)
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				benchsnap.SemanticFloor(s.Pods, s.Job.UID)
-			}
-		})
-	}
-}
+func BenchmarkSemanticFloor(b *testing.B) { benchsnap.BenchSemanticFloor(b) }
 
 func BenchmarkOurs(b *testing.B) {
 	forEachCase(b, func(b *testing.B, s jobsync.Snapshot) {
