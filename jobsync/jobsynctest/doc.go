@@ -77,7 +77,8 @@
 //     counts, not every index.
 //   - A pod still running when the Job is failing counts as failed (unless
 //     an Ignore rule matches its conditions); one still running when the
-//     Job succeeded, or when the Job is being deleted, is not counted.
+//     Job succeeded, or when the Job is being deleted and did not record
+//     it, is not counted.
 //
 // A few behaviours of upstream's controller, which jobsync follows, are let
 // pass by the checks and listed in Result.Tolerated instead (see "Upstream
