@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/jobsync/jobsync/backoff"
-	"github.com/jobsync/jobsync/expectations"
 	"github.com/jobsync/jobsync/indexes"
 )
 
@@ -197,5 +196,3 @@ func hasFinalizer(p *corev1.Pod, f string) bool {
 	}
 	return false
 }
-
-var _ = expectations.DefaultTimeout

@@ -89,7 +89,7 @@ func Check(c gen.Case) (v Verdict) {
 	defer func() { v.Dur = time.Since(start) }()
 	v.Case = c
 	s := c.Snapshot
-	plan, perr, panicked := reconcile(c)
+	plan, panicked, perr := reconcile(c)
 	if panicked != "" {
 		v.Panic = panicked
 		return v
@@ -209,14 +209,16 @@ func cmpInt(a, b int) int {
 	return 0
 }
 
-func reconcile(c gen.Case) (p jobsync.Plan, err error, panicked string) {
+// reconcile runs the library on c, turning a panic into its message and
+// stack so that the report shows it as a mismatch instead of ending the run.
+func reconcile(c gen.Case) (p jobsync.Plan, panicked string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			panicked = fmt.Sprintf("%v\n%s", r, debug.Stack())
 		}
 	}()
 	p, err = jobsync.Reconcile(c.Snapshot, c.Options)
-	return p, err, ""
+	return p, "", err
 }
 
 // validateWrites runs the API server's status validation on the writes in

@@ -84,10 +84,12 @@ func checkSeed(family string, seed uint64) (v Verdict) {
 	return Check(c)
 }
 
-func (st *Stats) add(seed uint64, v Verdict, allowed func(string) bool) {
-	st.N++
+// add counts one verdict; allowed tells which mismatch classes are listed
+// deviations.
+func (s *Stats) add(seed uint64, v Verdict, allowed func(string) bool) {
+	s.N++
 	if v.Agree() {
-		st.Agree++
+		s.Agree++
 	}
 	if v.OK() && !v.SharedInvalid() {
 		return
@@ -95,21 +97,21 @@ func (st *Stats) add(seed uint64, v Verdict, allowed func(string) bool) {
 	class := v.Class()
 	switch {
 	case v.SharedInvalid():
-		st.Shared++
+		s.Shared++
 	case v.Panic != "" || v.Setup != "":
-		st.Panics++
-		st.Mismatch++
+		s.Panics++
+		s.Mismatch++
 	case allowed != nil && allowed(class):
-		st.Deviations++
+		s.Deviations++
 	default:
 		if len(v.Invalid) > 0 {
-			st.Invalid++
+			s.Invalid++
 		}
-		st.Mismatch++
+		s.Mismatch++
 	}
-	st.Counts[class]++
-	if old, ok := st.Examples[class]; !ok || seed < old {
-		st.Examples[class] = seed
+	s.Counts[class]++
+	if old, ok := s.Examples[class]; !ok || seed < old {
+		s.Examples[class] = seed
 	}
 }
 

@@ -229,14 +229,14 @@ func Shuffle(n int) []int {
 // Running is the phase of every pod in the steady state.
 func Running(int) corev1.PodPhase { return corev1.PodRunning }
 
-// Steady: n pods running and ready, and a status that says so.
+// Steady is n pods running and ready, and a status that says so.
 func Steady(n int, m Mode) jobsync.Snapshot {
 	job := Job(n, m)
 	return jobsync.Snapshot{Job: job, Pods: Pods(job, n, Running), Now: Now}
 }
 
-// Tracking: every third pod (from the first) has just succeeded and still
-// carries its finalizer; the status does not know yet.
+// Tracking is a Job whose every third pod (from the first) has just
+// succeeded and still carries its finalizer; the status does not know yet.
 func Tracking(n int, m Mode) jobsync.Snapshot {
 	job := Job(n, m)
 	pods := Pods(job, n, func(i int) corev1.PodPhase {
@@ -248,21 +248,21 @@ func Tracking(n int, m Mode) jobsync.Snapshot {
 	return jobsync.Snapshot{Job: job, Pods: pods, Now: Now}
 }
 
-// ScaleDown: n pods running, parallelism lowered to n/10 (at least 1).
+// ScaleDown is n pods running with parallelism lowered to n/10 (at least 1).
 func ScaleDown(n int, m Mode) jobsync.Snapshot {
 	job := Job(n, m)
 	job.Spec.Parallelism = ptr(int32(max(1, n/10)))
 	return jobsync.Snapshot{Job: job, Pods: Pods(job, n, Running), Now: Now}
 }
 
-// Suspend: n pods running in a Job just suspended.
+// Suspend is n pods running in a Job just suspended.
 func Suspend(n int, m Mode) jobsync.Snapshot {
 	job := Job(n, m)
 	job.Spec.Suspend = ptr(true)
 	return jobsync.Snapshot{Job: job, Pods: Pods(job, n, Running), Now: Now}
 }
 
-// Create: an Indexed Job of completions and parallelism n whose even
+// Create is an Indexed Job of completions and parallelism n whose even
 // indexes run (n/2 pods, rounded up) and whose odd indexes have no pod.
 func Create(n int, m Mode) jobsync.Snapshot {
 	job := Job(n, m)

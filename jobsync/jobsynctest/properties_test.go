@@ -84,21 +84,16 @@ func (s *tally) String() string {
 		s.runs, strings.Join(outs, ", "), s.withFault, s.syncs, s.created, f.APIErrors, f.Conflicts, f.Crashes, f.Stalls, f.PodDeletes, f.Disruptions, f.JobChanges)
 }
 
-// runLifecycle runs one random Job with the given faults to its end, with
-// every check on, and fails the property on any violation or on a Job that
-// does not finish.
-func runLifecycle(t *rapid.T, kinds faultKinds, s *tally) jobsynctest.Result {
-	return runLifecycleChecking(t, kinds, s, nil)
-}
-
 // safetyRules are the rules that hold even under skewed views.
 var safetyRules = map[string]bool{
 	"reconcile-error": true, "pod-order": true, "parallelism": true, "suspended": true,
 	"deadline": true, "backoff": true, "write-ahead": true, "released-active": true,
 }
 
-// runLifecycleChecking is runLifecycle; with only set, only the violations
-// of those rules fail the property, and the Job need not finish.
+// runLifecycleChecking runs one random Job with the given faults, with
+// every check on. With only nil, it fails the property on any violation or
+// on a Job that does not finish; with only set, only the violations of
+// those rules fail it, and the Job need not finish.
 func runLifecycleChecking(t *rapid.T, kinds faultKinds, s *tally, only map[string]bool) jobsynctest.Result {
 	job := genJob(t)
 	cfg := jobsynctest.Config{
