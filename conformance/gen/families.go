@@ -138,13 +138,7 @@ func familySuspend(g *G) {
 		g.opts.KeepStartTimeOnSuspend = true
 	}
 	h := g.begin()
-	c := int(*g.job.Spec.Completions)
-	ix := func(i int) int {
-		if s.indexed {
-			return i % max(c, 1)
-		}
-		return -1
-	}
+	ix := g.cyclicIndex()
 	par := int(*g.job.Spec.Parallelism)
 	switch variant {
 	case 0: // just suspended: pods still running, no condition yet
@@ -251,12 +245,7 @@ func familyBackoff(g *G) {
 	if g.chance(0.1) {
 		h.memory = memoryLost
 	}
-	ix := func(i int) int {
-		if s.indexed {
-			return i % int(*g.job.Spec.Completions)
-		}
-		return -1
-	}
+	ix := g.cyclicIndex()
 	nFail := g.between(0, limit+1)
 	if g.chance(0.2) {
 		nFail = limit + 1 + g.between(0, 2)
@@ -320,12 +309,7 @@ func familyFinalizers(g *G) {
 	if big {
 		h.acctWeight = [4]int{85, 10, 2, 3}
 	}
-	ix := func(i int) int {
-		if s.indexed {
-			return i % int(*g.job.Spec.Completions)
-		}
-		return -1
-	}
+	ix := g.cyclicIndex()
 	n := g.between(0, 8)
 	if big {
 		n = g.between(450, 700)
@@ -595,12 +579,7 @@ func familyPodFailurePolicy(g *G) {
 	s.initContainer = g.chance(0.15)
 	g.newJob(s)
 	g.begin()
-	ix := func(i int) int {
-		if indexed {
-			return i % c
-		}
-		return -1
-	}
+	ix := g.cyclicIndex()
 	nFail := g.between(0, 4)
 	for i := range nFail {
 		p := g.pod(ix(i), failed)
@@ -635,12 +614,7 @@ func familyReplacementPolicy(g *G) {
 		replacementPolicy: pick(g, ptr.To(batchv1.Failed), ptr.To(batchv1.TerminatingOrFailed), nil)}
 	g.newJob(s)
 	g.begin()
-	ix := func(i int) int {
-		if s.indexed {
-			return i % c
-		}
-		return -1
-	}
+	ix := g.cyclicIndex()
 	nTerm := g.between(0, 3)
 	for i := range nTerm {
 		g.terminating(ix(i), pick(g, running, ready, pending, failed))
@@ -665,12 +639,7 @@ func familyManagedBy(g *G) {
 	}
 	g.newJob(s)
 	g.begin()
-	ix := func(i int) int {
-		if s.indexed {
-			return i % int(*g.job.Spec.Completions)
-		}
-		return -1
-	}
+	ix := g.cyclicIndex()
 	g.activePods(g.between(0, 3), ix)
 	for i := range g.between(0, 2) {
 		g.pod(ix(i), pick(g, succeeded, failed))
@@ -685,12 +654,7 @@ func familyDeletedJob(g *G) {
 	s := shape{completions: i32(g.between(1, 6)), parallelism: i32(g.between(1, 4)), indexed: g.chance(0.3)}
 	g.newJob(s)
 	g.begin()
-	ix := func(i int) int {
-		if s.indexed {
-			return i % int(*g.job.Spec.Completions)
-		}
-		return -1
-	}
+	ix := g.cyclicIndex()
 	g.activePods(g.between(0, 4), ix)
 	for i := range g.between(0, 3) {
 		g.pod(ix(i), pick(g, succeeded, failed))

@@ -164,6 +164,16 @@ func (g *G) setStartTime(t time.Time) {
 
 func (g *G) suspended() bool { return ptr.Deref(g.job.Spec.Suspend, false) }
 
+// cyclicIndex returns the completion index to give the i-th pod of a kind:
+// i modulo completions for an Indexed Job, -1 (no index) otherwise.
+func (g *G) cyclicIndex() func(i int) int {
+	if !g.indexed() {
+		return func(int) int { return -1 }
+	}
+	c := max(int(ptr.Deref(g.job.Spec.Completions, 1)), 1)
+	return func(i int) int { return i % c }
+}
+
 func (g *G) indexed() bool {
 	return ptr.Deref(g.job.Spec.CompletionMode, batchv1.NonIndexedCompletion) == batchv1.IndexedCompletion
 }
