@@ -296,8 +296,11 @@ func (x *syncState) newlyFinished() (succeeded, failed []*corev1.Pod) {
 }
 
 // canonicalCompare orders pods where upstream's order is that of its
-// informer cache, which is arbitrary: by completion index for Indexed Jobs
-// (as upstream sorts them), then creation time, name and UID.
+// informer cache. Upstream lists the pods the Job controls before the
+// orphans it adopts (two lookups in its pod index), each group in an
+// arbitrary order, and sorts Indexed Jobs' pods by completion index. So:
+// by completion index for Indexed Jobs, then the Job's own pods before
+// adopted ones, then creation time, name and UID.
 func (x *syncState) canonicalCompare(a, b *corev1.Pod) int {
 	if x.indexed {
 		if c := cmp.Compare(indexes.Of(a.Annotations), indexes.Of(b.Annotations)); c != 0 {
@@ -309,6 +312,31 @@ func (x *syncState) canonicalCompare(a, b *corev1.Pod) int {
 
 // compareUnindexed is canonicalCompare without the completion index.
 func compareUnindexed(a, b *corev1.Pod) int {
+	if c := compareAdopted(isAdopted(a), isAdopted(b)); c != 0 {
+		return c
+	}
+	return compareByAge(a, b)
+}
+
+// isAdopted reports whether a pod the Job keeps is an orphan it adopts in
+// this sync: the Job's own pods carry its controller reference, adopted ones
+// carry none until the adoption is carried out.
+func isAdopted(p *corev1.Pod) bool { return controllerOf(p) == nil }
+
+// compareAdopted puts the Job's own pods (false) before adopted ones.
+func compareAdopted(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case b:
+		return -1
+	}
+	return 1
+}
+
+// compareByAge orders pods by creation time, then name and UID, a total
+// order for pods with distinct UIDs.
+func compareByAge(a, b *corev1.Pod) int {
 	if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
 		return c
 	}

@@ -285,15 +285,10 @@ func (x *syncState) addDeletion(p *corev1.Pod, removeFinalizer bool, reason stri
 // sortedForPlan returns pods in canonical order, for plan steps whose order
 // upstream leaves to chance.
 func (x *syncState) sortedForPlan(pods []*corev1.Pod) []*corev1.Pod {
-	if !x.indexed {
-		out := append([]*corev1.Pod(nil), pods...)
-		slicesSortPods(out, compareUnindexed)
-		return out
-	}
-	// Read each index once, not at every comparison.
+	// Read each pod's keys once, not at every comparison.
 	items := make([]keyedPod, len(pods))
 	for i, p := range pods {
-		items[i] = keyedPod{indexes.Of(p.Annotations), p}
+		items[i] = x.keyed(p)
 	}
 	slices.SortFunc(items, compareKeyed)
 	out := make([]*corev1.Pod, len(items))

@@ -12,34 +12,39 @@ import (
 
 func slicesSortInts(s []int) { slices.Sort(s) }
 
-func slicesSortPods(s []*corev1.Pod, cmp func(a, b *corev1.Pod) int) { slices.SortFunc(s, cmp) }
-
 func bitsTrailingZeros(w uint64) int { return bits.TrailingZeros64(w) }
 
 // podQueue hands out pods in canonical order (canonicalCompare), one at a
 // time, for loops that may stop early: the uncounted-pods cap stops the
 // release of finished pods after 500, however many there are. Building it
 // costs O(n), each pop O(log n); a short list is simply sorted. Each pod's
-// completion index is read once, not at every comparison.
+// keys are read once, not at every comparison.
 type podQueue struct {
 	items  []keyedPod // sorted, or a min-heap
 	sorted bool
 	next   int
 }
 
-// keyedPod is a pod with its completion index (0 outside Indexed Jobs).
+// keyedPod is a pod with the keys of canonicalCompare that cost a lookup:
+// its completion index (0 outside Indexed Jobs) and whether it is adopted.
 type keyedPod struct {
-	ix int
-	p  *corev1.Pod
+	ix      int
+	adopted bool
+	p       *corev1.Pod
+}
+
+func (x *syncState) keyed(p *corev1.Pod) keyedPod {
+	k := keyedPod{adopted: isAdopted(p), p: p}
+	if x.indexed {
+		k.ix = indexes.Of(p.Annotations)
+	}
+	return k
 }
 
 func (x *syncState) newPodQueue(pods []*corev1.Pod) *podQueue {
 	items := make([]keyedPod, len(pods))
 	for i, p := range pods {
-		items[i].p = p
-		if x.indexed {
-			items[i].ix = indexes.Of(p.Annotations)
-		}
+		items[i] = x.keyed(p)
 	}
 	q := &podQueue{items: items}
 	if len(items) <= 512 {
@@ -53,12 +58,15 @@ func (x *syncState) newPodQueue(pods []*corev1.Pod) *podQueue {
 	return q
 }
 
-// compareKeyed is canonicalCompare on pods whose index is already read.
+// compareKeyed is canonicalCompare on pods whose keys are already read.
 func compareKeyed(a, b keyedPod) int {
 	if c := cmp.Compare(a.ix, b.ix); c != 0 {
 		return c
 	}
-	return compareUnindexed(a.p, b.p)
+	if c := compareAdopted(a.adopted, b.adopted); c != 0 {
+		return c
+	}
+	return compareByAge(a.p, b.p)
 }
 
 // pop returns the next pod in order, or nil when there is none.
