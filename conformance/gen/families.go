@@ -202,6 +202,11 @@ func familyDeadline(g *G) {
 	if g.chance(0.1) {
 		h.start = g.now.Add(-time.Duration(ads) * time.Second) // the deadline is now
 	}
+	if h.start.After(g.now) {
+		// A short deadline with a late start would put startTime, and the
+		// pods, in the future: no controller's clock gives that.
+		h.start = g.now
+	}
 	if h.start.Before(g.job.CreationTimestamp.Time) {
 		g.job.CreationTimestamp = metav1.NewTime(h.start.Add(-g.secs(0, 5)))
 	}
