@@ -347,6 +347,24 @@ func familyFinalizers(g *G) {
 	h.ghostSucc = g.between(0, 3)
 	h.ghostFail = g.between(0, 2)
 	g.build()
+	if g.chance(0.15) {
+		// Finished orphans (their controller reference was removed), as old
+		// as the Job: adopted, and behind the Job's own pods when the cap
+		// is in play.
+		for i := range g.between(1, 3) {
+			created := g.job.CreationTimestamp.Add(g.secs(1, 5))
+			if created.After(g.now) {
+				created = g.now
+			}
+			p := &podPlan{index: ix(i), phase: pick(g, succeeded, failed), owner: orphan, created: created}
+			p.finished = p.created.Add(g.secs(0, 1))
+			if p.finished.After(g.now) {
+				p.finished = g.now
+			}
+			p.noFinalizer = g.chance(0.3)
+			g.addPod(p)
+		}
+	}
 	if g.chance(0.08) && g.job.Status.UncountedTerminatedPods != nil {
 		// An uncounted UID whose pod is gone altogether.
 		u := g.job.Status.UncountedTerminatedPods
