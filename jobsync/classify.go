@@ -310,6 +310,23 @@ func (x *syncState) canonicalCompare(a, b *corev1.Pod) int {
 	return compareUnindexed(a, b)
 }
 
+// listingCompare orders pods as upstream lists them before it sorts any:
+// the Job's own pods before adopted ones, each group in the informer's
+// arbitrary order, here completion index (Indexed Jobs), creation time,
+// name and UID. Upstream's first match among failed pods, which a FailJob
+// message names, is taken in this order.
+func (x *syncState) listingCompare(a, b *corev1.Pod) int {
+	if c := compareAdopted(isAdopted(a), isAdopted(b)); c != 0 {
+		return c
+	}
+	if x.indexed {
+		if c := cmp.Compare(indexes.Of(a.Annotations), indexes.Of(b.Annotations)); c != 0 {
+			return c
+		}
+	}
+	return compareByAge(a, b)
+}
+
 // compareUnindexed is canonicalCompare without the completion index.
 func compareUnindexed(a, b *corev1.Pod) int {
 	if c := compareAdopted(isAdopted(a), isAdopted(b)); c != 0 {

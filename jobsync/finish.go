@@ -89,7 +89,7 @@ func (x *syncState) failJobMessage() (string, bool) {
 		if v.action != batchv1.PodFailurePolicyActionFailJob {
 			continue
 		}
-		if first == nil || x.canonicalCompare(p, first) < 0 {
+		if first == nil || x.listingCompare(p, first) < 0 {
 			first, msg = p, v.failJobMessage
 		}
 	}

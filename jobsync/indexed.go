@@ -76,7 +76,8 @@ func (x *syncState) failsIndex(p *corev1.Pod) bool {
 // not failed and has no active pod, the failed pod whose finalizer must stay
 // until a replacement is created carrying the index's failure count: the
 // one with the highest failure count, the latest finish breaking ties, and
-// name then UID breaking those (upstream takes the last one it meets).
+// then the last in upstream's listing (which takes the last one it meets):
+// an adopted pod, then name and UID.
 func (x *syncState) computeDelayedRemovals() {
 	x.delayedRemoval = make(map[int]*corev1.Pod)
 	for _, p := range x.done {
@@ -103,6 +104,9 @@ func laterFailure(p, cur *corev1.Pod) bool {
 	tp, tc := backoff.FinishTime(p), backoff.FinishTime(cur)
 	if !tp.Equal(tc) {
 		return tp.After(tc)
+	}
+	if ap, ac := isAdopted(p), isAdopted(cur); ap != ac {
+		return ap // upstream lists adopted pods after its own
 	}
 	if p.Name != cur.Name {
 		return p.Name > cur.Name
