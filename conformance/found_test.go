@@ -1,34 +1,44 @@
 package conformance_test
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/jobsync/jobsync/conformance/gen"
 	"github.com/jobsync/jobsync/conformance/harness"
+	"github.com/jobsync/jobsync/internal/scenario"
 )
 
-// foundSeeds are snapshots on which a run beyond CI's seed range once found
-// the library differing from upstream. CI checks them on every run, as
-// testdata/fuzz keeps every crasher a fuzzer found, so that a fix stays
-// fixed whatever seed range CI covers.
-var foundSeeds = []struct {
-	family string
-	seed   uint64
-	what   string
-}{
-	{"mixed", 2028909, "over 500 finished pods and an adopted orphan among them: upstream lists " +
-		"the pods it controls before the orphans it adopts, so the orphan waits behind the cap " +
-		"(found by the 750,000-snapshot run from seed 2000000)"},
-}
-
-func TestFoundSeedsAgreeWithUpstream(t *testing.T) {
-	for _, f := range foundSeeds {
-		c, err := gen.Generate(f.family, f.seed)
-		if err != nil {
-			t.Fatalf("%s seed %d: %v", f.family, f.seed, err)
-		}
-		if v := harness.Check(c); !v.OK() {
-			t.Errorf("%s seed %d (%s): %s\n%s", f.family, f.seed, f.what, v.Class(), v.Diff)
-		}
+// TestFoundSnapshotsAgreeWithUpstream checks the snapshots in
+// testdata/found: each one a run beyond CI's seed range once found the
+// library deciding otherwise than upstream. They are kept as snapshots, not
+// seeds, because a seed names a different snapshot once the generators
+// change; testdata/fuzz keeps what fuzzers find in the same spirit. They are
+// compared with upstream only (no expected plan is written down): agreement
+// is what they pin.
+func TestFoundSnapshotsAgreeWithUpstream(t *testing.T) {
+	files, err := filepath.Glob("testdata/found/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no snapshots in testdata/found: %v", err)
+	}
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
+		t.Run(name, func(t *testing.T) {
+			raw, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc, _, _, err := scenario.Parse(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := harness.Check(gen.Case{Family: "found", Snapshot: sc.Snapshot(), Options: sc.JobsyncOptions()})
+			if !v.OK() {
+				report, _ := harness.Report(v, false, false)
+				t.Errorf("upstream decides otherwise (%s):\n%s", v.Class(), report)
+			}
+		})
 	}
 }

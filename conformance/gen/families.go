@@ -621,6 +621,18 @@ func familyPodFailurePolicy(g *G) {
 		g.terminating(ix(0), pick(g, running, ready))
 	}
 	g.build()
+	if g.chance(0.15) {
+		// A failed orphan (its controller reference was removed) as old as
+		// the Job: adopted, and listed by upstream after the Job's own pods,
+		// whatever its index, when it picks the pod a FailJob message names.
+		created := g.job.CreationTimestamp.Add(g.secs(1, 5))
+		if created.After(g.now) {
+			created = g.now
+		}
+		p := &podPlan{index: ix(pick(g, 0, 0, g.between(0, c-1))), phase: failed, owner: orphan, created: created,
+			exitCode: pick(g, int32(1), 42, 42, 137), finished: created}
+		g.addPod(p)
+	}
 	if g.chance(0.12) {
 		g.condition(batchv1.JobFailureTarget, corev1.ConditionTrue, batchv1.JobReasonPodFailurePolicy,
 			"Container main for pod "+g.job.Namespace+"/"+g.job.Name+"-x failed with exit code 42 matching FailJob rule at index 0", g.now.Add(-g.secs(1, 30)))
@@ -717,8 +729,13 @@ func familyMixed(g *G) {
 	case x < 0.12:
 		g.exp.JobFinished = true
 	case x < 0.22:
-		// An orphan matching the selector (its owner was removed).
-		p := &podPlan{index: -1, phase: pick(g, ready, succeeded, failed), owner: orphan, created: g.now.Add(-g.secs(10, 100))}
+		// An orphan matching the selector (its owner was removed), in an
+		// Indexed Job mostly with an index of its own.
+		ix := -1
+		if g.indexed() && g.chance(0.7) {
+			ix = g.cyclicIndex()(g.between(0, 20))
+		}
+		p := &podPlan{index: ix, phase: pick(g, ready, succeeded, failed), owner: orphan, created: g.now.Add(-g.secs(10, 100))}
 		p.finished = p.created.Add(time.Second)
 		p.noFinalizer = g.chance(0.5)
 		g.addPod(p)
