@@ -295,21 +295,6 @@ func (x *syncState) newlyFinished() (succeeded, failed []*corev1.Pod) {
 	return succeeded, failed
 }
 
-// canonicalCompare orders pods where upstream's order is that of its
-// informer cache. Upstream lists the pods the Job controls before the
-// orphans it adopts (two lookups in its pod index), each group in an
-// arbitrary order, and sorts Indexed Jobs' pods by completion index. So:
-// by completion index for Indexed Jobs, then the Job's own pods before
-// adopted ones, then creation time, name and UID.
-func (x *syncState) canonicalCompare(a, b *corev1.Pod) int {
-	if x.indexed {
-		if c := cmp.Compare(indexes.Of(a.Annotations), indexes.Of(b.Annotations)); c != 0 {
-			return c
-		}
-	}
-	return compareUnindexed(a, b)
-}
-
 // listingCompare orders pods as upstream lists them before it sorts any:
 // the Job's own pods before adopted ones, each group in the informer's
 // arbitrary order, here completion index (Indexed Jobs), creation time,
@@ -323,14 +308,6 @@ func (x *syncState) listingCompare(a, b *corev1.Pod) int {
 		if c := cmp.Compare(indexes.Of(a.Annotations), indexes.Of(b.Annotations)); c != 0 {
 			return c
 		}
-	}
-	return compareByAge(a, b)
-}
-
-// compareUnindexed is canonicalCompare without the completion index.
-func compareUnindexed(a, b *corev1.Pod) int {
-	if c := compareAdopted(isAdopted(a), isAdopted(b)); c != 0 {
-		return c
 	}
 	return compareByAge(a, b)
 }

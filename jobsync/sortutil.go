@@ -14,7 +14,7 @@ func slicesSortInts(s []int) { slices.Sort(s) }
 
 func bitsTrailingZeros(w uint64) int { return bits.TrailingZeros64(w) }
 
-// podQueue hands out pods in canonical order (canonicalCompare), one at a
+// podQueue hands out pods in canonical order (compareKeyed), one at a
 // time, for loops that may stop early: the uncounted-pods cap stops the
 // release of finished pods after 500, however many there are. Building it
 // costs O(n), each pop O(log n); a short list is simply sorted. Each pod's
@@ -25,7 +25,7 @@ type podQueue struct {
 	next   int
 }
 
-// keyedPod is a pod with the keys of canonicalCompare that cost a lookup:
+// keyedPod is a pod with the keys of the canonical order that cost a lookup:
 // its completion index (0 outside Indexed Jobs) and whether it is adopted.
 type keyedPod struct {
 	ix      int
@@ -58,7 +58,13 @@ func (x *syncState) newPodQueue(pods []*corev1.Pod) *podQueue {
 	return q
 }
 
-// compareKeyed is canonicalCompare on pods whose keys are already read.
+// compareKeyed is the canonical order of pods, for the steps where
+// upstream's order is that of its informer cache. Upstream lists the pods
+// the Job controls before the orphans it adopts (two lookups in its pod
+// index), each group in an arbitrary order, and sorts Indexed Jobs' pods by
+// completion index before it records finished ones. So: by completion index
+// for Indexed Jobs, then the Job's own pods before adopted ones, then
+// creation time, name and UID.
 func compareKeyed(a, b keyedPod) int {
 	if c := cmp.Compare(a.ix, b.ix); c != 0 {
 		return c
