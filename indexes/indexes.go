@@ -47,22 +47,49 @@ func (s Set) Total() int {
 // of three or more as "a-b", a pair of neighbours as "a,b", all comma
 // separated, the empty set as "".
 func (s Set) String() string {
-	var b strings.Builder
+	if len(s) == 0 {
+		return ""
+	}
+	// One allocation, of the exact size: numbers are formatted into a stack
+	// buffer (strconv.Itoa allocates a string for every number above 99).
+	size := len(s) - 1
 	for _, iv := range s {
-		if b.Len() > 0 {
+		size += decimalLen(iv.First)
+		if iv.Last > iv.First {
+			size += 1 + decimalLen(iv.Last)
+		}
+	}
+	var b strings.Builder
+	b.Grow(size)
+	var num [20]byte
+	for i, iv := range s {
+		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(strconv.Itoa(iv.First))
+		b.Write(strconv.AppendInt(num[:0], int64(iv.First), 10))
 		switch {
 		case iv.Last == iv.First+1:
 			b.WriteByte(',')
-			b.WriteString(strconv.Itoa(iv.Last))
+			b.Write(strconv.AppendInt(num[:0], int64(iv.Last), 10))
 		case iv.Last > iv.First+1:
 			b.WriteByte('-')
-			b.WriteString(strconv.Itoa(iv.Last))
+			b.Write(strconv.AppendInt(num[:0], int64(iv.Last), 10))
 		}
 	}
 	return b.String()
+}
+
+// decimalLen is the length of n printed in base 10.
+func decimalLen(n int) int {
+	l := 1
+	if n < 0 {
+		l++ // the sign; -n may overflow, so count on n itself
+	}
+	for n >= 10 || n <= -10 {
+		n /= 10
+		l++
+	}
+	return l
 }
 
 // Union returns the set of indexes in s or in o. Neither operand changes.
