@@ -22,7 +22,7 @@ package upstream
 //
 // Upstream's side effects go to a sink that counts them: pod creations
 // build the pod from the template as the real pod control does before its
-// API call (controller.GetPodFromTemplate); deletions, patches, status
+// API call (podToCreate, shared with the recorder); deletions, patches, status
 // writes, events and requeues only count. The conformance recorder
 // (recorder.go) is not used: its per-call stack walk and patch decoding
 // would be charged to upstream.
@@ -42,21 +42,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/client-go/tools/record"
-	"k8s.io/client-go/util/workqueue"
-	"k8s.io/klog/v2"
-	"k8s.io/kubernetes/pkg/controller"
-	jobctrl "k8s.io/kubernetes/pkg/controller/job"
-	"k8s.io/utils/clock"
-	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/jobsync/jobsync/internal/benchsnap"
 	"github.com/jobsync/jobsync/jobsync"
@@ -198,54 +188,28 @@ func checkAgainstPlan(b *testing.B, s jobsync.Snapshot, got benchCounts) {
 	}
 }
 
-// benchController is one upstream controller set up for one syncJob call.
+// benchController is one upstream controller set up for one syncJob call,
+// with the sink in place of the conformance recorder.
 type benchController struct {
-	ctx   context.Context
-	key   string
-	jm    *jobctrl.Controller
-	queue workqueue.TypedRateLimitingInterface[string]
-	sink  *benchSink
+	*driven
+	sink *benchSink
 }
 
-// newBenchController builds the controller as run does, with the sink in
-// place of the recorder, and fills its indexers.
+// newBenchController builds the controller as run does and fills its pod
+// indexer with pods, which it does not copy.
 func newBenchController(b testing.TB, s jobsync.Snapshot, pods []*corev1.Pod) *benchController {
-	ctx := klog.NewContext(context.Background(), logr.Discard())
-	job := s.Job.DeepCopy()
-	client := fake.NewSimpleClientset(job.DeepCopy())
-	factory := informers.NewSharedInformerFactory(client, 0)
-	podInformer := factory.Core().V1().Pods()
-	jobInformer := factory.Batch().V1().Jobs()
-	jm, err := newController(ctx, client, factory, podInformer, jobInformer)
+	sink := &benchSink{}
+	d, err := newDriven(s.Job, s.Now, sink)
 	if err != nil {
 		b.Fatal(err)
 	}
-	sink := &benchSink{}
-	queue := *fieldPtr[workqueue.TypedRateLimitingInterface[string]](jm, "queue")
-	*fieldPtr[clock.WithTicker](jm, "clock") = clocktesting.NewFakeClock(s.Now)
-	*fieldPtr[controller.PodControlInterface](jm, "podControl") = sink
-	*fieldPtr[func(context.Context, *batchv1.Job) (*batchv1.Job, error)](jm, "updateStatusHandler") = sink.updateStatus
-	*fieldPtr[func(context.Context, *batchv1.Job, []byte) error](jm, "patchJobHandler") = sink.patchJob
-	*fieldPtr[record.EventRecorder](jm, "recorder") = sink
-	*fieldPtr[workqueue.TypedRateLimitingInterface[string]](jm, "queue") = benchQueue{queue, sink}
-	if err := jobInformer.Informer().GetIndexer().Add(job); err != nil {
-		b.Fatal(err)
-	}
-	podIndexer := podInformer.Informer().GetIndexer()
 	for _, p := range pods {
-		if err := podIndexer.Add(p); err != nil {
+		if err := d.podIndexer.Add(p); err != nil {
 			b.Fatal(err)
 		}
 	}
-	return &benchController{ctx: ctx, key: job.Namespace + "/" + job.Name, jm: jm, queue: queue, sink: sink}
+	return &benchController{driven: d, sink: sink}
 }
-
-func (c *benchController) sync() error {
-	syncJob := *fieldPtr[func(context.Context, string) error](c.jm, "syncHandler")
-	return syncJob(c.ctx, c.key)
-}
-
-func (c *benchController) close() { shutdown(c.jm, c.queue) }
 
 // benchCounts is what one sync did, in numbers.
 type benchCounts struct {
@@ -258,7 +222,7 @@ type benchSink struct {
 	creates, deletes, patches, writes, events, requeues atomic.Int64
 }
 
-var _ controller.PodControlInterface = (*benchSink)(nil)
+var _ sideEffects = (*benchSink)(nil)
 
 func (s *benchSink) counts() benchCounts {
 	return benchCounts{
@@ -271,17 +235,12 @@ func (s *benchSink) CreatePods(ctx context.Context, namespace string, template *
 	return s.CreatePodsWithGenerateName(ctx, namespace, template, object, controllerRef, "")
 }
 
-// CreatePodsWithGenerateName builds the pod, as the real pod control does
-// before it calls the API server.
+// CreatePodsWithGenerateName builds the pod as the real pod control does
+// before its API call (podToCreate), and counts it.
 func (s *benchSink) CreatePodsWithGenerateName(_ context.Context, namespace string, template *corev1.PodTemplateSpec, object kruntime.Object, controllerRef *metav1.OwnerReference, generateName string) error {
-	pod, err := controller.GetPodFromTemplate(template, object, controllerRef)
-	if err != nil {
+	if _, err := podToCreate(namespace, template, object, controllerRef, generateName); err != nil {
 		return err
 	}
-	if generateName != "" {
-		pod.GenerateName = generateName
-	}
-	pod.Namespace = namespace
 	s.creates.Add(1)
 	return nil
 }
@@ -314,16 +273,7 @@ func (s *benchSink) AnnotatedEventf(kruntime.Object, map[string]string, string, 
 	s.events.Add(1)
 }
 
-// benchQueue is the controller's work queue: re-queues are counted and
-// dropped.
-type benchQueue struct {
-	workqueue.TypedRateLimitingInterface[string]
-	s *benchSink
-}
-
-func (q benchQueue) AddAfter(string, time.Duration) { q.s.requeues.Add(1) }
-
-func (q benchQueue) Add(string) { q.s.requeues.Add(1) }
+func (s *benchSink) requeue(string, time.Duration) { s.requeues.Add(1) }
 
 // TestBenchLeavesPodsAlone checks what BenchmarkUpstream relies on to reuse
 // one copy of the pods across iterations: syncJob does not modify the pods

@@ -161,54 +161,33 @@ func setGates(gates map[string]bool) (restore func(), err error) {
 }
 
 func run(in Input) (res Result, err error) {
-	ctx := klog.NewContext(context.Background(), logr.Discard())
-	job := in.Job.DeepCopy()
-	key := job.Namespace + "/" + job.Name
-
-	client := fake.NewSimpleClientset(job.DeepCopy())
-	factory := informers.NewSharedInformerFactory(client, 0)
-	podInformer := factory.Core().V1().Pods()
-	jobInformer := factory.Batch().V1().Jobs()
-	jm, err := newController(ctx, client, factory, podInformer, jobInformer)
+	rec := &recorder{res: &res}
+	d, err := newDriven(in.Job, in.Now, rec)
 	if err != nil {
 		return res, err
 	}
-	rec := &recorder{res: &res}
-	origQueue := *fieldPtr[workqueue.TypedRateLimitingInterface[string]](jm, "queue")
-	defer shutdown(jm, origQueue)
-
-	*fieldPtr[clock.WithTicker](jm, "clock") = clocktesting.NewFakeClock(in.Now)
-	*fieldPtr[controller.PodControlInterface](jm, "podControl") = rec
-	*fieldPtr[func(context.Context, *batchv1.Job) (*batchv1.Job, error)](jm, "updateStatusHandler") = rec.updateStatus
-	*fieldPtr[func(context.Context, *batchv1.Job, []byte) error](jm, "patchJobHandler") = rec.patchJob
-	*fieldPtr[record.EventRecorder](jm, "recorder") = rec
-	*fieldPtr[workqueue.TypedRateLimitingInterface[string]](jm, "queue") = requeueRecorder{origQueue, rec}
+	defer d.close()
+	jm, key := d.jm, d.key
 
 	seeded := seedExpectations(jm, key, in)
 	seedFinalizerExpectations(jm, key, in.Expectations.FinalizerRemovals)
 	if in.Expectations.JobFinished {
-		fieldPtr[sync.Map](jm, "finishedJobExpectations").Store(job.UID, struct{}{})
+		fieldPtr[sync.Map](jm, "finishedJobExpectations").Store(in.Job.UID, struct{}{})
 	}
 	if b := in.Backoff; b.FailuresAfterLastSuccess != 0 || b.LastFailureTime != nil {
 		seedBackoff(jm, key, b.FailuresAfterLastSuccess, b.LastFailureTime)
 	}
 
-	if err := jobInformer.Informer().GetIndexer().Add(job); err != nil {
-		return res, err
-	}
-	podIndexer := podInformer.Informer().GetIndexer()
 	for _, p := range in.Pods {
-		if err := podIndexer.Add(p.DeepCopy()); err != nil {
+		if err := d.podIndexer.Add(p.DeepCopy()); err != nil {
 			return res, err
 		}
 	}
-
 	if in.PodOrder != nil {
-		*fieldPtr[cache.Indexer](jm, "podIndexer") = orderedIndexer{podIndexer, in.PodOrder}
+		*fieldPtr[cache.Indexer](jm, "podIndexer") = orderedIndexer{d.podIndexer, in.PodOrder}
 	}
 
-	syncJob := *fieldPtr[func(context.Context, string) error](jm, "syncHandler")
-	res.Err = callRecovering(func() error { return syncJob(ctx, key) })
+	res.Err = callRecovering(d.sync)
 
 	res.Expectations = readExpectations(jm, key, in, seeded)
 	if f, last, ok := readBackoff(jm, key); ok {
@@ -216,6 +195,83 @@ func run(in Input) (res Result, err error) {
 	}
 	return res, nil
 }
+
+// sideEffects takes every side effect of one upstream sync: it is the
+// controller's pod control and event recorder, its status-update and
+// patch handlers, and it receives the re-queues of its work queue. The
+// conformance recorder (recorder.go) keeps them all; the benchmarks' sink
+// only counts them.
+type sideEffects interface {
+	controller.PodControlInterface
+	record.EventRecorder
+	updateStatus(context.Context, *batchv1.Job) (*batchv1.Job, error)
+	patchJob(context.Context, *batchv1.Job, []byte) error
+	requeue(item string, after time.Duration)
+}
+
+// driven is an upstream controller built for one syncJob call on one Job.
+type driven struct {
+	ctx        context.Context
+	key        string
+	jm         *jobctrl.Controller
+	queue      workqueue.TypedRateLimitingInterface[string] // its own, for close
+	podIndexer cache.Indexer                                // empty: the caller adds the pods
+}
+
+// newDriven builds the controller through its exported constructor, sets
+// its clock to now, swaps its side-effect seams for fx and puts a copy of
+// job in its informer. The caller adds the pods to podIndexer, may seed
+// the controller's memory, and must call close.
+func newDriven(job *batchv1.Job, now time.Time, fx sideEffects) (*driven, error) {
+	ctx := klog.NewContext(context.Background(), logr.Discard())
+	job = job.DeepCopy()
+	client := fake.NewSimpleClientset(job.DeepCopy())
+	factory := informers.NewSharedInformerFactory(client, 0)
+	podInformer := factory.Core().V1().Pods()
+	jobInformer := factory.Batch().V1().Jobs()
+	jm, err := newController(ctx, client, factory, podInformer, jobInformer)
+	if err != nil {
+		return nil, err
+	}
+	d := &driven{
+		ctx:        ctx,
+		key:        job.Namespace + "/" + job.Name,
+		jm:         jm,
+		queue:      *fieldPtr[workqueue.TypedRateLimitingInterface[string]](jm, "queue"),
+		podIndexer: podInformer.Informer().GetIndexer(),
+	}
+	*fieldPtr[clock.WithTicker](jm, "clock") = clocktesting.NewFakeClock(now)
+	*fieldPtr[controller.PodControlInterface](jm, "podControl") = fx
+	*fieldPtr[func(context.Context, *batchv1.Job) (*batchv1.Job, error)](jm, "updateStatusHandler") = fx.updateStatus
+	*fieldPtr[func(context.Context, *batchv1.Job, []byte) error](jm, "patchJobHandler") = fx.patchJob
+	*fieldPtr[record.EventRecorder](jm, "recorder") = fx
+	*fieldPtr[workqueue.TypedRateLimitingInterface[string]](jm, "queue") = requeueHook{d.queue, fx}
+	if err := jobInformer.Informer().GetIndexer().Add(job); err != nil {
+		d.close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// sync calls upstream's syncJob once.
+func (d *driven) sync() error {
+	syncJob := *fieldPtr[func(context.Context, string) error](d.jm, "syncHandler")
+	return syncJob(d.ctx, d.key)
+}
+
+func (d *driven) close() { shutdown(d.jm, d.queue) }
+
+// requeueHook is the controller's work queue: it hands the delays of Add
+// and AddAfter (the deadline and backoff re-syncs, i.e. Plan.RequeueAfter)
+// to the side effects and passes nothing on.
+type requeueHook struct {
+	workqueue.TypedRateLimitingInterface[string]
+	fx sideEffects
+}
+
+func (q requeueHook) AddAfter(item string, after time.Duration) { q.fx.requeue(item, after) }
+
+func (q requeueHook) Add(item string) { q.fx.requeue(item, 0) }
 
 // orderedIndexer hands out the pods of an index lookup in a fixed order.
 type orderedIndexer struct {

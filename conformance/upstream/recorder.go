@@ -14,13 +14,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/kubernetes/pkg/controller"
 )
 
 // recorder stands in for every side effect of one upstream sync: it is the
 // controller's PodControlInterface, its status-update and patch handlers,
-// its event recorder and (through requeueRecorder) its work queue. Upstream
+// its event recorder and the receiver of its work queue's re-queues. Upstream
 // calls it from several goroutines at once (creates and deletes are
 // parallel), hence the mutex.
 type recorder struct {
@@ -28,7 +27,7 @@ type recorder struct {
 	res *Result
 }
 
-var _ controller.PodControlInterface = (*recorder)(nil)
+var _ sideEffects = (*recorder)(nil)
 
 func (r *recorder) logf(format string, args ...any) {
 	r.res.Log = append(r.res.Log, fmt.Sprintf(format, args...))
@@ -39,31 +38,40 @@ func (r *recorder) CreatePods(ctx context.Context, namespace string, template *c
 	return r.CreatePodsWithGenerateName(ctx, namespace, template, object, controllerRef, "")
 }
 
-// CreatePodsWithGenerateName builds the pod exactly as upstream's
-// RealPodControl would send it to the API server (same helper, same
-// generateName rule, namespace from the request path) and records it.
+// CreatePodsWithGenerateName builds the pod as upstream's RealPodControl
+// would send it to the API server (podToCreate) and records it.
 func (r *recorder) CreatePodsWithGenerateName(_ context.Context, namespace string, template *corev1.PodTemplateSpec, object kruntime.Object, controllerRef *metav1.OwnerReference, generateName string) error {
-	if err := checkControllerRef(controllerRef); err != nil {
+	pod, err := podToCreate(namespace, template, object, controllerRef, generateName)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err != nil {
+		r.logf("create refused: %v", err)
 		return err
+	}
+	r.res.Creates = append(r.res.Creates, pod)
+	r.logf("create %s", pod.GenerateName)
+	return nil
+}
+
+// podToCreate builds the pod exactly as upstream's RealPodControl builds it
+// before its API call, with the same refusals: an owner reference it does
+// not accept, a pod without labels.
+func podToCreate(namespace string, template *corev1.PodTemplateSpec, object kruntime.Object, controllerRef *metav1.OwnerReference, generateName string) (*corev1.Pod, error) {
+	if err := checkControllerRef(controllerRef); err != nil {
+		return nil, err
 	}
 	pod, err := controller.GetPodFromTemplate(template, object, controllerRef)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if generateName != "" {
 		pod.GenerateName = generateName
 	}
 	pod.Namespace = namespace
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	if len(pod.Labels) == 0 {
-		// RealPodControl refuses these before any API call.
-		r.logf("create refused: no labels")
-		return errors.New("unable to create pods, no labels")
+		return nil, errors.New("unable to create pods, no labels")
 	}
-	r.res.Creates = append(r.res.Creates, pod)
-	r.logf("create %s", pod.GenerateName)
-	return nil
+	return pod, nil
 }
 
 // checkControllerRef repeats the checks RealPodControl makes on the owner
@@ -207,23 +215,12 @@ func (r *recorder) AnnotatedEventf(obj kruntime.Object, _ map[string]string, eve
 	r.Event(obj, eventtype, reason, fmt.Sprintf(format, args...))
 }
 
-// requeueRecorder is the controller's work queue: it keeps the delays of
-// AddAfter (the deadline and backoff re-syncs, i.e. Plan.RequeueAfter) and
-// passes nothing on.
-type requeueRecorder struct {
-	workqueue.TypedRateLimitingInterface[string]
-	r *recorder
-}
-
-func (q requeueRecorder) AddAfter(item string, d time.Duration) {
-	q.r.mu.Lock()
-	defer q.r.mu.Unlock()
-	q.r.res.Requeues = append(q.r.res.Requeues, d)
-	q.r.logf("requeue %s after %v", item, d)
-}
-
-func (q requeueRecorder) Add(item string) {
-	q.AddAfter(item, 0)
+// requeue keeps the delay of one re-queue.
+func (r *recorder) requeue(item string, after time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.res.Requeues = append(r.res.Requeues, after)
+	r.logf("requeue %s after %v", item, after)
 }
 
 // callSite names the upstream Job-controller method that is calling the
