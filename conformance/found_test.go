@@ -1,14 +1,11 @@
 package conformance_test
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/jobsync/jobsync/conformance/gen"
 	"github.com/jobsync/jobsync/conformance/harness"
-	"github.com/jobsync/jobsync/internal/scenario"
 )
 
 // TestFoundSnapshotsAgreeWithUpstream checks the snapshots in
@@ -26,15 +23,7 @@ func TestFoundSnapshotsAgreeWithUpstream(t *testing.T) {
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
 		t.Run(name, func(t *testing.T) {
-			raw, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sc, _, _, err := scenario.Parse(raw)
-			if err != nil {
-				t.Fatal(err)
-			}
-			v := harness.Check(gen.Case{Family: "found", Snapshot: sc.Snapshot(), Options: sc.JobsyncOptions()})
+			v := checkWithUpstream(readScenario(t, file))
 			if !v.OK() {
 				report, _ := harness.Report(v, false, false)
 				t.Errorf("upstream decides otherwise (%s):\n%s", v.Class(), report)
