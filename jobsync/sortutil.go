@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/jobsync/jobsync/indexes"
+	"github.com/jobsync/jobsync/internal/heap"
 )
 
 func slicesSortInts(s []int) { slices.Sort(s) }
@@ -52,9 +53,7 @@ func (x *syncState) newPodQueue(pods []*corev1.Pod) *podQueue {
 		q.sorted = true
 		return q
 	}
-	for i := len(items)/2 - 1; i >= 0; i-- {
-		siftDown(items, i, compareKeyed)
-	}
+	heap.Init(items, compareKeyed)
 	return q
 }
 
@@ -91,25 +90,6 @@ func (q *podQueue) pop() *corev1.Pod {
 	p := q.items[0].p
 	q.items[0] = q.items[n-1]
 	q.items = q.items[:n-1]
-	siftDown(q.items, 0, compareKeyed)
+	heap.Down(q.items, 0, compareKeyed)
 	return p
-}
-
-// siftDown restores the heap property (h[i] before its children under
-// cmp) below i.
-func siftDown[T any](h []T, i int, cmp func(a, b T) int) {
-	for {
-		c := 2*i + 1
-		if c >= len(h) {
-			return
-		}
-		if r := c + 1; r < len(h) && cmp(h[r], h[c]) < 0 {
-			c = r
-		}
-		if cmp(h[c], h[i]) >= 0 {
-			return
-		}
-		h[i], h[c] = h[c], h[i]
-		i = c
-	}
 }

@@ -8,8 +8,6 @@
 package podorder
 
 import (
-	"strings"
-
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -31,44 +29,8 @@ func Less(a, b *corev1.Pod) bool {
 
 // Compare is Less as a three-way comparison for slices.SortFunc.
 func Compare(a, b *corev1.Pod) int {
-	if a.Spec.NodeName != b.Spec.NodeName && (a.Spec.NodeName == "" || b.Spec.NodeName == "") {
-		if a.Spec.NodeName == "" {
-			return -1
-		}
-		return 1
-	}
-	if pa, pb := phaseRank(a.Status.Phase), phaseRank(b.Status.Phase); pa != pb {
-		return pa - pb
-	}
-	ra, rb := IsReady(a), IsReady(b)
-	if ra != rb {
-		if !ra {
-			return -1
-		}
-		return 1
-	}
-	if ra && rb {
-		ta, tb := readyTime(a), readyTime(b)
-		if !ta.Equal(&tb) {
-			if afterOrZero(ta, tb) {
-				return -1
-			}
-			return 1
-		}
-	}
-	if c := compareRestarts(a, b); c != 0 {
-		return c
-	}
-	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-		if afterOrZero(a.CreationTimestamp, b.CreationTimestamp) {
-			return -1
-		}
-		return 1
-	}
-	if c := strings.Compare(a.Name, b.Name); c != 0 {
-		return c
-	}
-	return strings.Compare(string(a.UID), string(b.UID))
+	ra, rb := rankOf(a), rankOf(b)
+	return compareRanks(&ra, &rb)
 }
 
 // FirstForRemoval returns the n pods that come first in the deletion order,
@@ -79,25 +41,7 @@ func FirstForRemoval(pods []*corev1.Pod, n int) []*corev1.Pod {
 	if n == 0 {
 		return nil
 	}
-	if n <= len(pods)/8 {
-		// Few pods wanted (a scale-down takes at most 500 of a Job of any
-		// size): most pods are compared once, with the root of a heap of n.
-		return firstByHeap(pods, n)
-	}
-	// Most or all pods wanted (suspension deletes them all): each pod is
-	// read once into its rank, and the sort compares ranks only.
-	ranks := make([]rank, len(pods))
-	ptrs := make([]*rank, len(pods))
-	for i, p := range pods {
-		ranks[i] = rankOf(p)
-		ptrs[i] = &ranks[i]
-	}
-	first := firstRanks(ptrs, n)
-	out := make([]*corev1.Pod, n)
-	for i, r := range first {
-		out[i] = r.pod
-	}
-	return out
+	return firstByRank(pods, n)
 }
 
 // IsReady reports whether the pod's Ready condition is True.
@@ -129,35 +73,6 @@ func readyTime(p *corev1.Pod) metav1.Time {
 		}
 	}
 	return metav1.Time{}
-}
-
-// afterOrZero reports whether t1 is after t2, a zero time counting as after
-// any other.
-func afterOrZero(t1, t2 metav1.Time) bool {
-	if t1.IsZero() || t2.IsZero() {
-		return t1.IsZero()
-	}
-	return t1.After(t2.Time)
-}
-
-// compareRestarts puts first the pod with the higher maximum restart count
-// of its regular containers, then of its sidecar containers.
-func compareRestarts(a, b *corev1.Pod) int {
-	ra, sa := maxRestarts(a)
-	rb, sb := maxRestarts(b)
-	if ra != rb {
-		if ra > rb {
-			return -1
-		}
-		return 1
-	}
-	if sa != sb {
-		if sa > sb {
-			return -1
-		}
-		return 1
-	}
-	return 0
 }
 
 func maxRestarts(p *corev1.Pod) (regular, sidecar int32) {

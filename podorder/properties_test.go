@@ -135,9 +135,9 @@ func TestPropertyFirstForRemoval(t *testing.T) {
 
 // TestPropertyFirstForRemovalIsSortPrefix: on Jobs large enough for the
 // bounded-heap path (n at most an eighth of the pods) as well as the sorting
-// one, FirstForRemoval picks exactly the first n pods of a sort by Compare.
-// It reads each pod once into a rank, so this also checks the rank order
-// against Compare.
+// one, FirstForRemoval picks exactly the first n pods of a sort by Compare:
+// the bounded heap keeps the right pods, and the order is the same whether
+// pods are ranked once (FirstForRemoval) or at every comparison (Compare).
 func TestPropertyFirstForRemovalIsSortPrefix(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		pods := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) *corev1.Pod { return genPod(t, "pod") }), 1, 120).Draw(t, "pods")

@@ -7,12 +7,15 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/jobsync/jobsync/internal/heap"
 )
 
-// rank is everything Compare reads from a pod, read once. Compare walks
-// conditions and container statuses at every comparison; a sort of n pods
-// makes n log n comparisons, so a Job of 10,000 pods read each pod's
-// conditions some thirty times. Sorting ranks reads each pod once.
+// rank is everything the deletion order reads from a pod, read once:
+// compareRanks is the order itself, and Compare ranks both pods at every
+// call. A sort of n pods makes n log n comparisons, so FirstForRemoval
+// ranks each pod once and compares ranks, rather than walking a Job of
+// 10,000 pods' conditions some thirty times each.
 type rank struct {
 	assigned  bool
 	phase     int
@@ -71,8 +74,7 @@ func rankOf(p *corev1.Pod) rank {
 	return r
 }
 
-// compareRanks is Compare on ranks; TestRankOrderIsCompare checks that the
-// two agree.
+// compareRanks is the deletion order (see Less for its rules).
 func compareRanks(a, b *rank) int {
 	if a.assigned != b.assigned {
 		if !a.assigned {
@@ -109,43 +111,38 @@ func compareRanks(a, b *rank) int {
 	return strings.Compare(a.uid, b.uid)
 }
 
-// firstRanks sorts ranks and returns the first n.
-func firstRanks(ranks []*rank, n int) []*rank {
-	slices.SortFunc(ranks, compareRanks)
-	return ranks[:n]
-}
-
-// firstByHeap returns the n first pods under Compare, first to last, with a
-// bounded max-heap: O(len(pods) log n), and each pod that does not make the
-// cut costs one comparison with the heap's root.
-func firstByHeap(pods []*corev1.Pod, n int) []*corev1.Pod {
-	h := slices.Clone(pods[:n])
-	down := func(i int) {
-		for {
-			l := 2*i + 1
-			if l >= n {
-				return
+// firstByRank returns the n first pods in the deletion order, first to
+// last. Each pod is read once into its rank. When few pods are wanted (a
+// scale-down takes at most 500 of a Job of any size) a bounded max-heap of
+// n ranks keeps the first ones seen so far: O(len(pods) log n), and a pod
+// that does not make the cut costs one comparison with the heap's root.
+// Otherwise (suspension deletes every pod) the ranks are sorted.
+func firstByRank(pods []*corev1.Pod, n int) []*corev1.Pod {
+	heapOnly := n <= len(pods)/8
+	kept := len(pods)
+	if heapOnly {
+		kept = n
+	}
+	ranks := make([]rank, kept)
+	ptrs := make([]*rank, kept)
+	for i, p := range pods[:kept] {
+		ranks[i] = rankOf(p)
+		ptrs[i] = &ranks[i]
+	}
+	if heapOnly {
+		later := func(a, b *rank) int { return compareRanks(b, a) }
+		heap.Init(ptrs, later)
+		for _, p := range pods[n:] {
+			if r := rankOf(p); compareRanks(&r, ptrs[0]) < 0 {
+				*ptrs[0] = r
+				heap.Down(ptrs, 0, later)
 			}
-			m := l
-			if r := l + 1; r < n && Compare(h[r], h[l]) > 0 {
-				m = r
-			}
-			if Compare(h[m], h[i]) <= 0 {
-				return
-			}
-			h[i], h[m] = h[m], h[i]
-			i = m
 		}
 	}
-	for i := n/2 - 1; i >= 0; i-- {
-		down(i)
+	slices.SortFunc(ptrs, compareRanks)
+	out := make([]*corev1.Pod, n)
+	for i := range out {
+		out[i] = ptrs[i].pod
 	}
-	for _, p := range pods[n:] {
-		if Compare(p, h[0]) < 0 {
-			h[0] = p
-			down(0)
-		}
-	}
-	slices.SortFunc(h, Compare)
-	return h
+	return out
 }

@@ -1,0 +1,33 @@
+// Package heap holds the sift-down that the module's bounded heaps share:
+// the release queue of jobsync (finished pods in canonical order, taken
+// until the uncounted-pods cap) and podorder's choice of the few pods a
+// scale-down deletes. container/heap would box every element in an
+// interface; these work on slices of any type with a comparison function.
+package heap
+
+// Init orders h as a heap under cmp: h[0] comes first, every element
+// before its children (a min-heap of cmp; pass a reversed cmp for a
+// max-heap).
+func Init[T any](h []T, cmp func(a, b T) int) {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		Down(h, i, cmp)
+	}
+}
+
+// Down restores the heap order below i after h[i] was replaced.
+func Down[T any](h []T, i int, cmp func(a, b T) int) {
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			return
+		}
+		if r := c + 1; r < len(h) && cmp(h[r], h[c]) < 0 {
+			c = r
+		}
+		if cmp(h[c], h[i]) >= 0 {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+}
