@@ -63,7 +63,7 @@ func (x *syncState) manage() {
 		x.plan.Expectations = x.plan.Expectations.ExpectDeletions(len(rm), x.now)
 		reason := fmt.Sprintf("%s active, the Job wants %d", count(int(active), "pod is", "pods are"), want)
 		var repeated *indexSet
-		if x.indexed && x.indexTrouble {
+		if x.indexTrouble {
 			repeated = x.repeatedActiveIndexes()
 		}
 		x.plan.Deletions = slices.Grow(x.plan.Deletions, len(rm))
@@ -140,15 +140,9 @@ func (x *syncState) manage() {
 // The deletion order is podorder's, a strict total order: which pods come
 // first does not depend on the order of the snapshot's pods.
 func (x *syncState) forRemoval(n int) []*corev1.Pod {
-	if !x.indexed {
-		if n <= 0 {
-			return nil
-		}
-		return podorder.FirstForRemoval(x.activePods(), n)
-	}
 	if !x.indexTrouble {
-		// Every active pod has its own valid index: none is deleted
-		// whatever the count. (A steady sync never builds the list.)
+		// NonIndexed, or every active pod has its own valid index: only
+		// the surplus goes. (A steady sync never builds the list.)
 		if n <= 0 {
 			return nil
 		}

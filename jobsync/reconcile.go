@@ -32,7 +32,8 @@ type syncState struct {
 
 	// activeIndexes holds the valid indexes of active pods of an Indexed
 	// Job; indexTrouble says some active pod has an invalid, out-of-range
-	// or repeated index, which calls for deletions.
+	// or repeated index, which calls for deletions (never set for
+	// NonIndexed Jobs).
 	activeIndexes *indexSet
 	indexTrouble  bool
 
