@@ -650,26 +650,19 @@ func judge(job *batchv1.Job, st *batchv1.JobStatus, p *corev1.Pod) string {
 	if p.Status.Phase == corev1.PodSucceeded {
 		return countSucceeded
 	}
-	if failedPod(job, p) {
+	// A failing Job counts its running pods as failed, but a Job being
+	// deleted releases them uncounted unless it recorded them (the caller
+	// looks at the record first): a failing Job whose expectations are not
+	// met, or whose deletions failed, drops its decision to fail for the
+	// sync, upstream as here.
+	failing := job.DeletionTimestamp == nil && conditionTrue(st, batchv1.JobFailureTarget) != nil
+	if failedPod(job, p) || failing {
 		if policyAction(job, p) == batchv1.PodFailurePolicyActionIgnore {
 			return countNone
 		}
 		return countFailed
 	}
-	// A Job being deleted releases its running pods uncounted unless it
-	// recorded them (the caller looks at the record first): a failing Job
-	// whose expectations are not met, or whose deletions failed, drops its
-	// decision to fail for the sync, upstream as here.
-	if job.DeletionTimestamp != nil {
-		return countNone
-	}
-	if conditionTrue(st, batchv1.JobFailureTarget) != nil {
-		if policyAction(job, p) == batchv1.PodFailurePolicyActionIgnore {
-			return countNone
-		}
-		return countFailed
-	}
-	if conditionTrue(st, batchv1.JobSuccessCriteriaMet) != nil {
+	if job.DeletionTimestamp != nil || conditionTrue(st, batchv1.JobSuccessCriteriaMet) != nil {
 		return countNone
 	}
 	return countActive
