@@ -224,7 +224,7 @@ func decodeList(at source, doc document, js []byte) ([]object, error) {
 	if err := json.Unmarshal(js, &list); err != nil {
 		return nil, errorAt(at, "List: %s", cleanJSONError(err))
 	}
-	lines := listItemLines(doc, len(list.Items))
+	lines := sequenceItemLines(doc, "items", len(list.Items))
 	var out []object
 	for i, item := range list.Items {
 		itemAt := source{file: at.file, line: lines[i], item: i}
@@ -240,11 +240,12 @@ func decodeList(at source, doc document, js []byte) ([]object, error) {
 	return out, nil
 }
 
-// listItemLines finds the line of each item of a List as kubectl prints it
-// ("items:" at the left margin, each item starting with "- " at one
-// indentation). When the layout is anything else, every item gets the line
-// of the List itself: less precise, never wrong.
-func listItemLines(doc document, n int) []int {
+// sequenceItemLines finds the line of each of the n items of the sequence
+// under key as kubectl prints a List's items ("items:" at the left margin,
+// each item starting with "- " at one indentation). When the layout is
+// anything else, every item gets the line of the document itself: less
+// precise, never wrong.
+func sequenceItemLines(doc document, key string, n int) []int {
 	var found []int
 	inItems := false
 	prefix := ""
@@ -255,7 +256,7 @@ func listItemLines(doc document, n int) []int {
 		l := string(lb)
 		switch {
 		case !inItems:
-			inItems = strings.TrimRight(l, " ") == "items:"
+			inItems = strings.TrimRight(l, " ") == key+":"
 		case prefix == "":
 			t := strings.TrimLeft(l, " ")
 			if strings.HasPrefix(t, "- ") || t == "-" {

@@ -21,7 +21,7 @@ func TestListItemLines(t *testing.T) {
 		{"indented", "apiVersion: v1\nitems:\n  - kind: Pod\n    spec:\n      containers:\n      - name: a\n  - kind: Pod\nkind: List\n", []int{3, 7}},
 		{"flow", "apiVersion: v1\nitems: [{kind: Pod}, {kind: Pod}]\nkind: List\n", []int{1, 1}},
 	} {
-		if got := listItemLines(document{text: []byte(c.text), line: 1}, len(c.want)); !slices.Equal(got, c.want) {
+		if got := sequenceItemLines(document{text: []byte(c.text), line: 1}, "items", len(c.want)); !slices.Equal(got, c.want) {
 			t.Errorf("%s: lines %v, want %v", c.name, got, c.want)
 		}
 	}
