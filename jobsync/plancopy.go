@@ -12,8 +12,8 @@ import (
 // share no memory with the snapshot they came from.)
 func (p Plan) DeepCopy() Plan {
 	c := p
-	c.Releases = slices.Clone(p.Releases)
-	c.Adoptions = slices.Clone(p.Adoptions)
+	c.Releases = copyClaims(p.Releases)
+	c.Adoptions = copyClaims(p.Adoptions)
 	c.Deletions = slices.Clone(p.Deletions)
 	if p.Creations != nil {
 		c.Creations = make([]PodCreation, len(p.Creations))
@@ -33,6 +33,19 @@ func (p Plan) DeepCopy() Plan {
 	c.Backoff = copyBackoff(p.Backoff)
 	c.Notes = slices.Clone(p.Notes)
 	return c
+}
+
+func copyClaims(cs []PodClaim) []PodClaim {
+	if cs == nil {
+		return nil
+	}
+	out := make([]PodClaim, len(cs))
+	for i, c := range cs {
+		out[i] = c
+		out[i].OwnerReference = *c.OwnerReference.DeepCopy()
+		out[i].Patch = slices.Clone(c.Patch)
+	}
+	return out
 }
 
 // copyExpectations returns e with its own FinalizerRemovals.

@@ -181,6 +181,14 @@ func scribble(p *jobsync.Plan) {
 			st.Conditions[i].Message = "scribbled"
 		}
 	}
+	for _, claims := range [][]jobsync.PodClaim{p.Adoptions, p.Releases} {
+		for _, c := range claims {
+			*c.OwnerReference.Controller = false
+			for i := range c.Patch {
+				c.Patch[i] = 'x'
+			}
+		}
+	}
 	for _, c := range p.Creations {
 		c.Pod.Labels["scribbled"] = "yes"
 		c.Pod.Annotations["scribbled"] = "yes"
@@ -192,10 +200,11 @@ func scribble(p *jobsync.Plan) {
 // Plan.DeepCopy gives a plan that shares nothing with the original.
 func TestPlanDeepCopy(t *testing.T) {
 	last := reliabilityNow.Add(-2 * time.Hour)
-	job := scenarioJob(batchv1.Job{Spec: batchv1.JobSpec{Parallelism: ptr(int32(2)), Completions: ptr(int32(3)), CompletionMode: ptr(batchv1.IndexedCompletion)}})
+	job := scenarioJob(batchv1.Job{Spec: batchv1.JobSpec{Parallelism: ptr(int32(3)), Completions: ptr(int32(3)), CompletionMode: ptr(batchv1.IndexedCompletion)}})
 	pods := []*corev1.Pod{
 		podFor(job, podShorthand{Name: "a", Index: ptr(0), Phase: corev1.PodFailed, Finished: ptr(metav1.NewTime(reliabilityNow.Add(-time.Hour)))}, batchv1.JobTrackingFinalizer),
 		podFor(job, podShorthand{Name: "b", Index: ptr(1)}, batchv1.JobTrackingFinalizer),
+		podFor(job, podShorthand{Name: "orphan", Index: ptr(2), Owner: "none"}, batchv1.JobTrackingFinalizer),
 	}
 	plan, err := jobsync.Reconcile(jobsync.Snapshot{Job: job, Pods: pods, Now: reliabilityNow,
 		Expectations: expectations.Expectations{FinalizerRemovals: []types.UID{"x"}},
@@ -203,7 +212,7 @@ func TestPlanDeepCopy(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Reconcile: %v", err)
 	}
-	if len(plan.Creations) == 0 || plan.InterimStatus == nil || plan.Status == nil || plan.Backoff.LastFailureTime == nil {
+	if len(plan.Creations) == 0 || len(plan.Adoptions) == 0 || plan.InterimStatus == nil || plan.Status == nil || plan.Backoff.LastFailureTime == nil {
 		t.Fatalf("the test needs a plan that fills every field, got %+v", plan)
 	}
 	keep := plan.DeepCopy()
