@@ -136,4 +136,3 @@ func hasCondition(job *batchv1.Job, ct batchv1.JobConditionType) bool {
 	}
 	return false
 }
-
