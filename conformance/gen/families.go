@@ -719,8 +719,7 @@ func familyMixed(g *G) {
 	if g.chance(0.5) {
 		combined(g)
 	} else {
-		others := Families[:len(Families)-1]
-		families[pick(g, others...)](g)
+		families[pick(g, baseFamilies...)](g)
 	}
 	x := g.r.Float64()
 	switch {
