@@ -267,10 +267,17 @@ func (x *syncState) tracked(p *corev1.Pod) bool {
 }
 
 // validIndex returns the pod's completion index when it is usable, below
-// completions, and false otherwise.
+// completions, and false otherwise. Only for Indexed Jobs, whose
+// completions are set (checkJob).
 func (x *syncState) validIndex(p *corev1.Pod) (int, bool) {
 	ix := indexes.Of(p.Annotations)
 	return ix, ix != indexes.Unknown && ix < int(*x.job.Spec.Completions)
+}
+
+// hasValidIndex is validIndex without the index, for Indexed Jobs only.
+func (x *syncState) hasValidIndex(p *corev1.Pod) bool {
+	_, ok := x.validIndex(p)
+	return ok
 }
 
 // isFailed reports whether a pod counts as failed: it is in the Failed
