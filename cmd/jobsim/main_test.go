@@ -85,6 +85,8 @@ func planCases(t *testing.T) []goldenCase {
 		goldenCase{"plan-pi-backoff-yaml", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "-f", "testdata/jobs/plan/pi-backoff/pods.yaml", "-o", "yaml"}},
 		goldenCase{"plan-pi-backoff-json", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "-f", "testdata/jobs/plan/pi-backoff/pods.yaml", "-o", "json"}},
 		goldenCase{"plan-job-only", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml"}},
+		goldenCase{"plan-workload-with-job", []string{"plan", "-f", "testdata/jobs/plan/distributed-training/job.yaml", "--workload-with-job"}},
+		goldenCase{"plan-workload-with-job-yaml", []string{"plan", "-f", "testdata/jobs/plan/distributed-training/job.yaml", "--workload-with-job", "-o", "yaml"}},
 	)
 }
 
