@@ -38,7 +38,7 @@ func (x *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) error
 	job := x.job
 	match := newLabelMatcher(job.Spec.Selector)
 	deleting := job.DeletionTimestamp != nil
-	x.expectedRemovals = uidSet(exp.FinalizerRemovals)
+	x.expectedRemovals = exp.FinalizerRemovals
 	x.uncountedSucceeded = uidSet(x.st.UncountedTerminatedPods.Succeeded)
 	x.uncountedFailed = uidSet(x.st.UncountedTerminatedPods.Failed)
 	if x.indexed {
@@ -237,7 +237,7 @@ func uidSet(uids []types.UID) map[types.UID]bool {
 // controller: it carries the tracking finalizer and its removal is not
 // already under way.
 func (x *syncState) tracked(p *corev1.Pod) bool {
-	return hasFinalizer(p, x.opts.TrackingFinalizer) && !x.expectedRemovals[p.UID]
+	return hasFinalizer(p, x.opts.TrackingFinalizer) && !x.expectedRemovals.Has(p.UID)
 }
 
 // validIndex returns the pod's completion index when it is usable, below

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/jobsync/jobsync/backoff"
+	"github.com/jobsync/jobsync/expectations"
 	"github.com/jobsync/jobsync/indexes"
 )
 
@@ -41,7 +42,7 @@ type syncState struct {
 	// start of the sync.
 	uncountedSucceeded, uncountedFailed map[types.UID]bool
 	// expectedRemovals holds the UIDs whose finalizer removal is still expected.
-	expectedRemovals map[types.UID]bool
+	expectedRemovals expectations.UIDSet
 
 	succeeded, failed int32
 	ready             int32

@@ -14,6 +14,7 @@ import (
 	"k8s.io/kubernetes/pkg/controller"
 
 	"github.com/jobsync/jobsync/conformance/upstream"
+	"github.com/jobsync/jobsync/expectations"
 	"github.com/jobsync/jobsync/jobsync"
 )
 
@@ -137,17 +138,26 @@ func (v view) normalize(o *Outcome) {
 		}
 	}
 	e := &o.Expectations
-	e.FinalizerRemovals = sortUIDs(e.FinalizerRemovals)
 	if e.Creations <= 0 && e.Deletions <= 0 {
 		// The moment only matters while something is pending.
 		e.SetAt = time.Time{}
 	}
 	if v.capped {
-		e.FinalizerRemovals = anonymous(e.FinalizerRemovals)
+		// Which pods is up to upstream's order; how many is not.
+		e.FinalizerRemovals = anonymousSet(e.FinalizerRemovals.Len())
 		if n := len(o.FinalizerRemovals); n > 0 {
 			o.FinalizerRemovals = []string{fmt.Sprintf("(%d pods, which ones is up to upstream's informer order)", n)}
 		}
 	}
+}
+
+// anonymousSet is a set of n placeholders.
+func anonymousSet(n int) expectations.UIDSet {
+	var s expectations.UIDSet
+	for i := range n {
+		s = s.Add(types.UID(fmt.Sprintf("(any #%d)", i+1)))
+	}
+	return s
 }
 
 func anonymous(uids []types.UID) []types.UID {
