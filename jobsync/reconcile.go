@@ -25,7 +25,7 @@ type syncState struct {
 	plan *Plan
 
 	pods      []*corev1.Pod // the Job's pods after claiming
-	done      []*corev1.Pod // those of pods that are terminal or being deleted
+	done      []*corev1.Pod // those of pods that are terminal or being deleted, but terminal ones without the tracking finalizer only under a pod failure policy
 	active    []*corev1.Pod // built on demand by activePods
 	indexed   bool
 	perIndex  bool // backoffLimitPerIndex is set (Indexed Jobs only)
