@@ -304,7 +304,9 @@ func (c *Cluster) Result() Result {
 	r.Steps = slices.Clone(r.Steps)
 	r.Violations = slices.Clone(r.Violations)
 	r.Job = c.Job()
-	r.Pods = c.Pods()
+	if !c.cfg.DiscardPods {
+		r.Pods = c.Pods()
+	}
 	r.End = c.now
 	return r
 }
