@@ -98,17 +98,166 @@ func (s UIDSet) Has(uid types.UID) bool {
 	}
 }
 
-// Add returns the set with uids added; s is left as it was.
+// Add returns the set with uids added; s is left as it was. Adding k UIDs
+// at once copies each node on their paths once, not once per UID.
 func (s UIDSet) Add(uids ...types.UID) UIDSet {
-	for _, u := range uids {
+	switch len(uids) {
+	case 0:
+		return s
+	case 1:
 		if s.root == nil {
 			s.root = &uidNode{}
 		}
-		if root, added := s.root.with(u, hashUID(u), 0, hashUID); added {
+		if root, added := s.root.with(uids[0], hashUID(uids[0]), 0, hashUID); added {
 			s.root, s.n = root, s.n+1
 		}
+		return s
 	}
+	batch := make([]hashedUID, len(uids))
+	for i, u := range uids {
+		batch[i] = hashedUID{u, hashUID(u)}
+	}
+	if s.root == nil {
+		s.root = &uidNode{}
+	}
+	root, added := s.root.withMany(batch, 0, hashUID)
+	s.root, s.n = root, s.n+added
 	return s
+}
+
+// hashedUID is a UID with its hash, for adding many at once.
+type hashedUID struct {
+	u types.UID
+	h uint64
+}
+
+// withMany returns n with the batch added and how many of them were new;
+// n itself when none was. The batch is reordered.
+func (n *uidNode) withMany(batch []hashedUID, depth int, hash func(types.UID) uint64) (*uidNode, int) {
+	if len(batch) == 1 {
+		c, added := n.with(batch[0].u, batch[0].h, depth, hash)
+		if added {
+			return c, 1
+		}
+		return c, 0
+	}
+	if depth >= collisionDepth {
+		merged := slices.Clone(n.uids)
+		for _, e := range batch {
+			merged = append(merged, e.u)
+		}
+		slices.Sort(merged)
+		merged = slices.Clip(slices.Compact(merged))
+		if len(merged) == len(n.uids) {
+			return n, 0
+		}
+		return &uidNode{uids: merged}, len(merged) - len(n.uids)
+	}
+	slot := func(e hashedUID) uint32 { return uint32(e.h>>(slotBits*depth)) & 31 }
+	slices.SortFunc(batch, func(a, b hashedUID) int { return int(slot(a)) - int(slot(b)) })
+	groups := 1
+	for i := 1; i < len(batch); i++ {
+		if slot(batch[i]) != slot(batch[i-1]) {
+			groups++
+		}
+	}
+	c := &uidNode{
+		uids: make([]types.UID, 0, len(n.uids)+groups),
+		kids: make([]*uidNode, 0, len(n.kids)+groups),
+	}
+	total := 0
+	di, ki := 0, 0 // next of n's UIDs and children, in slot order
+	for i := 0; i < len(batch); {
+		sl := slot(batch[i])
+		j := i + 1
+		for j < len(batch) && slot(batch[j]) == sl {
+			j++
+		}
+		group := batch[i:j]
+		i = j
+		bit := uint32(1) << sl
+		// n's slots before this one stay as they are.
+		c.keepBelow(n, bit, &di, &ki)
+		switch {
+		case n.nodeMap&bit != 0:
+			kid, added := n.kids[ki].withMany(group, depth+1, hash)
+			ki++
+			total += added
+			c.nodeMap |= bit
+			c.kids = append(c.kids, kid)
+		default:
+			var held types.UID
+			had := n.dataMap&bit != 0
+			if had {
+				held = n.uids[di]
+				di++
+				group = append(group[:len(group):len(group)], hashedUID{held, hash(held)})
+			}
+			if allSame(group) {
+				c.dataMap |= bit
+				c.uids = append(c.uids, group[0].u)
+				if !had {
+					total++
+				}
+				continue
+			}
+			kid, added := emptyNode.withMany(group, depth+1, hash)
+			if had {
+				added--
+			}
+			total += added
+			c.nodeMap |= bit
+			c.kids = append(c.kids, kid)
+		}
+	}
+	c.keepBelow(n, 0, &di, &ki)
+	if total == 0 {
+		return n, 0
+	}
+	// Empty slices are nil, as everywhere else in the trie (canonical
+	// form); the spare capacity is harmless, as with and without copy
+	// before they insert.
+	if len(c.uids) == 0 {
+		c.uids = nil
+	}
+	if len(c.kids) == 0 {
+		c.kids = nil
+	}
+	return c, total
+}
+
+// emptyNode is the empty node that new subtrees of a batch grow from. It is
+// never written to: withMany returns new nodes.
+var emptyNode = &uidNode{}
+
+// keepBelow copies into c the UIDs and children of n in the slots below bit
+// (all that are left when bit is 0), from positions *di and *ki on.
+func (c *uidNode) keepBelow(n *uidNode, bit uint32, di, ki *int) {
+	below := bit - 1 // every slot under bit; all slots when bit is 0
+	for m := n.dataMap &^ c.dataMap & below; *di < len(n.uids) && m != 0; m &= m - 1 {
+		b := m & -m
+		if n.dataMap&b == 0 || (c.dataMap|c.nodeMap)&b != 0 {
+			continue
+		}
+		c.dataMap |= b
+		c.uids = append(c.uids, n.uids[*di])
+		*di++
+	}
+	for m := n.nodeMap &^ c.nodeMap & below; *ki < len(n.kids) && m != 0; m &= m - 1 {
+		b := m & -m
+		c.nodeMap |= b
+		c.kids = append(c.kids, n.kids[*ki])
+		*ki++
+	}
+}
+
+func allSame(g []hashedUID) bool {
+	for _, e := range g[1:] {
+		if e.u != g[0].u {
+			return false
+		}
+	}
+	return true
 }
 
 // Remove returns the set without uid; s is left as it was. Removing a UID

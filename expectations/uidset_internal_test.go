@@ -43,6 +43,22 @@ func (s testSet) add(u types.UID) (testSet, bool) {
 	return s, ok
 }
 
+func (s testSet) addMany(us []types.UID) (testSet, int) {
+	root := s.root
+	if root == nil {
+		root = &uidNode{}
+	}
+	batch := make([]hashedUID, len(us))
+	for i, u := range us {
+		batch[i] = hashedUID{u, s.h(u)}
+	}
+	r, added := root.withMany(batch, 0, s.h)
+	if added > 0 {
+		s.root = r
+	}
+	return s, added
+}
+
 func (s testSet) remove(u types.UID) (testSet, bool) {
 	if s.root == nil {
 		return s, false
@@ -117,7 +133,25 @@ func TestTrieAgainstMap(t *testing.T) {
 				for range rapid.IntRange(0, 200).Draw(t, "steps") {
 					u := types.UID(rapid.SampledFrom(domain).Draw(t, "uid"))
 					var changed bool
-					if rapid.Bool().Draw(t, "add") {
+					if rapid.IntRange(0, 5).Draw(t, "many") == 0 {
+						us := rapid.SliceOf(rapid.SampledFrom(domain)).Draw(t, "batch")
+						fresh := map[types.UID]bool{}
+						for _, u := range us {
+							if !model[types.UID(u)] {
+								fresh[types.UID(u)] = true
+							}
+							model[types.UID(u)] = true
+						}
+						batch := make([]types.UID, len(us))
+						for i, u := range us {
+							batch[i] = types.UID(u)
+						}
+						var added int
+						s, added = s.addMany(batch)
+						if added != len(fresh) {
+							t.Fatalf("added %d of %q, %d of them new", added, us, len(fresh))
+						}
+					} else if rapid.Bool().Draw(t, "add") {
 						s, changed = s.add(u)
 						if changed == model[u] {
 							t.Fatalf("add(%q) changed=%v, but the model held it: %v", u, changed, model[u])
