@@ -77,12 +77,12 @@ func (x *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) error
 			keep = true
 		case ref != nil:
 			if !deleting {
-				x.plan.Releases = append(x.plan.Releases, PodClaim{Pod: refOf(p), Reason: "the pod no longer matches the Job's selector"})
+				x.plan.Releases = append(x.plan.Releases, release(job, p, x.opts.TrackingFinalizer))
 			}
 		case deleting || p.DeletionTimestamp != nil || !match.matches(p.Labels):
 			orphaned++
 		default:
-			x.plan.Adoptions = append(x.plan.Adoptions, PodClaim{Pod: refOf(p), Reason: "orphan pod matching the Job's selector"})
+			x.plan.Adoptions = append(x.plan.Adoptions, adoption(job, p, x.opts.TrackingFinalizer))
 			if !hasFinalizer(p, x.opts.TrackingFinalizer) {
 				cp := p.DeepCopy()
 				cp.Finalizers = append(cp.Finalizers, x.opts.TrackingFinalizer)

@@ -1,10 +1,12 @@
 package jobsync
 
 import (
+	"encoding/json"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/jobsync/jobsync/backoff"
@@ -39,12 +41,18 @@ type Plan struct {
 	Skipped string `json:"skipped,omitempty"`
 
 	// Releases are pods controlled by the Job that no longer match its
-	// selector: remove the Job's controller owner reference from each. They
-	// take no further part in the sync.
+	// selector: each loses every owner reference carrying the Job's UID and
+	// its tracking finalizer, in one patch (PodClaim.Patch). They take no
+	// further part in the sync.
 	Releases []PodClaim `json:"releases,omitempty"`
-	// Adoptions are orphan pods that match the Job's selector: add the Job's
-	// controller owner reference and the tracking finalizer to each, first of
-	// all. The rest of the plan treats them as the Job's.
+	// Adoptions are orphan pods that match the Job's selector: each gains the
+	// Job's controller owner reference and the tracking finalizer, in one
+	// patch (PodClaim.Patch), first of all. The rest of the plan treats them
+	// as the Job's. An orphan that already carries a non-controller owner
+	// reference with the Job's UID is adopted too, but this sync does not
+	// assume the finalizer on it (upstream takes any reference with its UID
+	// as a sign that the pod is not newly adopted): without one, it is not
+	// tracked until the next sync sees the patched pod.
 	Adoptions []PodClaim `json:"adoptions,omitempty"`
 	// Deletions are the pods to delete, after the claims.
 	Deletions []PodDeletion `json:"deletions,omitempty"`
@@ -113,10 +121,38 @@ type PodCreation struct {
 	Reason          string `json:"reason"`
 }
 
-// PodClaim is one pod to adopt or release.
+// PodClaim is one pod to adopt or release. Carry it out by sending Patch to
+// the pod with patch type ClaimPatchType (strategic merge), as upstream's
+// ControllerRefManager does; OwnerReference and Finalizer say the same in
+// structured form, for callers that apply claims otherwise.
+//
+// An adoption's patch is
+//
+//	{"metadata":{"ownerReferences":[<OwnerReference>],"uid":"<pod UID>","finalizers":["<Finalizer>"]}}
+//
+// which merges the Job's controller reference (by UID, so a non-controller
+// reference to the Job becomes the controller one) and adds the finalizer.
+// A release's patch is
+//
+//	{"metadata":{"uid":"<pod UID>","ownerReferences":[{"$patch":"delete","uid":"<Job UID>"}],"$deleteFromPrimitiveList/finalizers":["<Finalizer>"]}}
+//
+// which deletes every owner reference with the Job's UID and the
+// finalizer. In both, metadata.uid makes the API server refuse the patch
+// for another pod of the same name. A pod gone (404) counts as done; for a
+// release, so does an invalid-patch answer (422), which upstream ignores.
 type PodClaim struct {
-	Pod    PodRef `json:"pod"`
-	Reason string `json:"reason"`
+	Pod PodRef `json:"pod"`
+	// OwnerReference is, for an adoption, the controller reference added;
+	// for a release, the reference removed (the pod's controller reference
+	// to the Job; every reference with its UID goes).
+	OwnerReference metav1.OwnerReference `json:"ownerReference"`
+	// Finalizer is the tracking finalizer the adoption adds or the release
+	// removes (Options.TrackingFinalizer).
+	Finalizer string `json:"finalizer"`
+	// Patch is the strategic merge patch body that carries the claim out,
+	// byte for byte what upstream sends.
+	Patch  json.RawMessage `json:"patch"`
+	Reason string          `json:"reason"`
 }
 
 // FinalizerRemoval is one pod whose tracking finalizer to remove.

@@ -17,13 +17,13 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/jobsync/jobsync/backoff"
-	"github.com/jobsync/jobsync/internal/scenario"
+	"github.com/jobsync/jobsync/internal/testsupport/scenario"
 	"github.com/jobsync/jobsync/jobsync"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected plans of the scenario files")
 
-// The scenario format lives in internal/scenario, shared with the
+// The scenario format lives in internal/testsupport/scenario, shared with the
 // conformance module; these aliases keep the tests short.
 type podShorthand = scenario.Pod
 

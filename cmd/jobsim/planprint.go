@@ -78,7 +78,7 @@ func writePlanText(b *strings.Builder, r planReport) {
 	var steps []string
 	step := func(format string, args ...any) { steps = append(steps, fmt.Sprintf(format, args...)) }
 	for _, c := range plan.Releases {
-		step("release pod %s (remove the Job's owner reference)\n     why: %s", c.Pod.Name, c.Reason)
+		step("release pod %s (remove the Job's owner reference and tracking finalizer)\n     why: %s", c.Pod.Name, c.Reason)
 	}
 	for _, c := range plan.Adoptions {
 		step("adopt pod %s (add the Job's owner reference and tracking finalizer)\n     why: %s", c.Pod.Name, c.Reason)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -28,8 +29,10 @@ type Outcome struct {
 	// presence is compared: the texts of the two sides differ by design.
 	Error string `json:"error,omitempty"`
 
-	Adoptions []string `json:"adoptions,omitempty"`
-	Releases  []string `json:"releases,omitempty"`
+	// Adoptions and Releases are the claim patches, sorted by pod, with
+	// their bodies compared byte for byte.
+	Adoptions []Claim `json:"adoptions,omitempty"`
+	Releases  []Claim `json:"releases,omitempty"`
 	// Deletions are sorted by pod (see tieKey for pods upstream may swap).
 	Deletions []Deletion `json:"deletions,omitempty"`
 	// Creations are the pods to create, sorted by completion index, then
@@ -45,6 +48,12 @@ type Outcome struct {
 	Backoff      backoff.Record            `json:"backoff"`
 }
 
+// Claim is one adoption or release: the pod and the patch body.
+type Claim struct {
+	Pod   string `json:"pod"`
+	Patch string `json:"patch"`
+}
+
 // Deletion is one pod deleted.
 type Deletion struct {
 	Pod string `json:"pod"`
@@ -58,8 +67,13 @@ func fromUpstream(res upstream.Result, s jobsync.Snapshot) Outcome {
 	if res.Err != nil {
 		o.Error = res.Err.Error()
 	}
-	o.Adoptions = sorted(res.Adoptions)
-	o.Releases = sorted(res.Releases)
+	for _, c := range res.Adoptions {
+		o.Adoptions = append(o.Adoptions, Claim{Pod: c.Pod, Patch: c.Patch})
+	}
+	for _, c := range res.Releases {
+		o.Releases = append(o.Releases, Claim{Pod: c.Pod, Patch: c.Patch})
+	}
+	o.Adoptions, o.Releases = sortedClaims(o.Adoptions), sortedClaims(o.Releases)
 	for _, d := range res.Deletes {
 		o.Deletions = append(o.Deletions, Deletion{Pod: d.Pod, RemoveFinalizer: d.FinalizerPatchedFirst})
 	}
@@ -102,12 +116,12 @@ func fromPlan(p jobsync.Plan, err error, s jobsync.Snapshot) Outcome {
 		return o
 	}
 	for _, c := range p.Adoptions {
-		o.Adoptions = append(o.Adoptions, c.Pod.Name)
+		o.Adoptions = append(o.Adoptions, Claim{Pod: c.Pod.Name, Patch: string(c.Patch)})
 	}
 	for _, c := range p.Releases {
-		o.Releases = append(o.Releases, c.Pod.Name)
+		o.Releases = append(o.Releases, Claim{Pod: c.Pod.Name, Patch: string(c.Patch)})
 	}
-	o.Adoptions, o.Releases = sorted(o.Adoptions), sorted(o.Releases)
+	o.Adoptions, o.Releases = sortedClaims(o.Adoptions), sortedClaims(o.Releases)
 	byName := podsByName(s)
 	adopted := map[string]bool{}
 	for _, c := range p.Adoptions {
@@ -142,6 +156,20 @@ func sorted(s []string) []string {
 	}
 	out := slices.Clone(s)
 	sort.Strings(out)
+	return out
+}
+
+func sortedClaims(cs []Claim) []Claim {
+	if len(cs) == 0 {
+		return nil
+	}
+	out := slices.Clone(cs)
+	slices.SortFunc(out, func(a, b Claim) int {
+		if a.Pod != b.Pod {
+			return strings.Compare(a.Pod, b.Pod)
+		}
+		return strings.Compare(a.Patch, b.Patch)
+	})
 	return out
 }
 

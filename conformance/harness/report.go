@@ -12,7 +12,7 @@ import (
 
 	"github.com/jobsync/jobsync/backoff"
 	"github.com/jobsync/jobsync/expectations"
-	"github.com/jobsync/jobsync/internal/scenario"
+	"github.com/jobsync/jobsync/internal/testsupport/scenario"
 )
 
 // Report renders a verdict for people: the verdict, the diff, the API

@@ -72,8 +72,9 @@ type Result struct {
 	// FinalizerRemovals are the pods whose tracking finalizer the tracking
 	// step (removeTrackingFinalizerFromPods) removed, in arrival order.
 	FinalizerRemovals []string
-	// Adoptions and Releases are the owner-reference patches of claiming.
-	Adoptions, Releases []string
+	// Adoptions and Releases are the owner-reference patches of claiming,
+	// with their bodies.
+	Adoptions, Releases []Claim
 	// OtherPatches are patches of no known kind (expected to be empty).
 	OtherPatches []string
 	// Writes are the status writes, in order.
@@ -103,6 +104,12 @@ type Deletion struct {
 	// FinalizerPatchedFirst says deleteJobPods sent the finalizer-removal
 	// patch for this pod before the delete.
 	FinalizerPatchedFirst bool
+}
+
+// Claim is one claim patch: the pod and the patch body as sent.
+type Claim struct {
+	Pod   string
+	Patch string
 }
 
 // StatusWrite is one status update.

@@ -116,9 +116,9 @@ func (r *recorder) PatchPod(_ context.Context, namespace, name string, data []by
 	case kind == patchRemoveFinalizer && site == "removeTrackingFinalizerFromPods":
 		r.res.FinalizerRemovals = append(r.res.FinalizerRemovals, name)
 	case kind == patchAdopt:
-		r.res.Adoptions = append(r.res.Adoptions, name)
+		r.res.Adoptions = append(r.res.Adoptions, Claim{Pod: name, Patch: string(data)})
 	case kind == patchRelease:
-		r.res.Releases = append(r.res.Releases, name)
+		r.res.Releases = append(r.res.Releases, Claim{Pod: name, Patch: string(data)})
 	default:
 		r.res.OtherPatches = append(r.res.OtherPatches, fmt.Sprintf("%s from %s: %s", name, site, data))
 	}

@@ -274,17 +274,18 @@ type call struct {
 	kind     string // "release", "adopt", "unfinalize-delete", "delete", "create", "interim", "unfinalize", "status"
 	pod      jobsync.PodRef
 	creation *jobsync.PodCreation
+	claim    *jobsync.PodClaim
 	status   *batchv1.JobStatus
 	deletion int // index in plan.Deletions
 }
 
 func planCalls(plan *jobsync.Plan, finalizersFirst bool) []call {
 	var calls []call
-	for _, r := range plan.Releases {
-		calls = append(calls, call{kind: "release", pod: r.Pod})
+	for i, r := range plan.Releases {
+		calls = append(calls, call{kind: "release", pod: r.Pod, claim: &plan.Releases[i]})
 	}
-	for _, a := range plan.Adoptions {
-		calls = append(calls, call{kind: "adopt", pod: a.Pod})
+	for i, a := range plan.Adoptions {
+		calls = append(calls, call{kind: "adopt", pod: a.Pod, claim: &plan.Adoptions[i]})
 	}
 	for i, d := range plan.Deletions {
 		if d.RemoveFinalizer {
@@ -440,22 +441,12 @@ func (c *Cluster) do(cl call, plan *jobsync.Plan, snap jobsync.Snapshot, rv *str
 		if sp == nil {
 			return errNotFound
 		}
-		job := snap.Job
-		c.update(sp, func(p *corev1.Pod) {
-			var refs []metav1.OwnerReference
-			for _, r := range p.OwnerReferences {
-				if r.Controller == nil || !*r.Controller {
-					refs = append(refs, r)
-				}
-			}
-			if cl.kind == "adopt" {
-				refs = append(refs, *metav1.NewControllerRef(job, batchv1.SchemeGroupVersion.WithKind("Job")))
-				if !hasFinalizer(p, c.fin) {
-					p.Finalizers = append(p.Finalizers, c.fin)
-				}
-			}
-			p.OwnerReferences = refs
-		})
+		patched, err := applyClaim(sp.obj, *cl.claim, cl.kind == "adopt")
+		if err != nil {
+			return err
+		}
+		c.update(sp, func(p *corev1.Pod) { *p = *patched })
+		c.maybeRemove(sp) // a release drops the tracking finalizer
 		return nil
 	case "unfinalize-delete", "unfinalize":
 		sp := c.pods[cl.pod.UID]
