@@ -26,11 +26,13 @@ import (
 // finalizer, unless a pod failure policy may read them), which is all later
 // steps look at in a steady state.
 //
-// Ownership: a pod controlled by the Job is kept while the selector matches
-// it and released otherwise (unless the Job is being deleted); an orphan
-// that matches the selector, is not being deleted and lives in the Job's
-// namespace is adopted, unless the Job is being deleted, and is seen with
-// the tracking finalizer that adoption adds; any other pod is not the Job's.
+// Ownership: a pod controlled by the Job (see isJobRef) is kept while the
+// selector matches it and released otherwise (unless the Job is being
+// deleted); an orphan that matches the selector, is not being deleted and
+// lives in the Job's namespace is adopted, unless the Job is being deleted,
+// and is seen with the tracking finalizer that adoption adds unless an
+// owner reference already names the Job (see refersTo); any other pod is
+// not the Job's.
 //
 // A nil pod is an error. Two pods with one UID are an error where the UID
 // is used to count: among pods that are terminal or being deleted and carry
@@ -71,7 +73,7 @@ func (x *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) error
 		switch {
 		case p.Namespace != job.Namespace:
 			foreign++
-		case ref != nil && ref.UID != job.UID:
+		case ref != nil && !isJobRef(ref, job):
 			foreign++
 		case ref != nil && match.matches(p.Labels):
 			keep = true
@@ -83,7 +85,7 @@ func (x *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) error
 			orphaned++
 		default:
 			x.plan.Adoptions = append(x.plan.Adoptions, adoption(job, p, x.opts.TrackingFinalizer))
-			if !hasFinalizer(p, x.opts.TrackingFinalizer) {
+			if !hasFinalizer(p, x.opts.TrackingFinalizer) && !refersTo(p, job) {
 				cp := p.DeepCopy()
 				cp.Finalizers = append(cp.Finalizers, x.opts.TrackingFinalizer)
 				p = cp
@@ -156,6 +158,30 @@ func repeatedUID(all []*corev1.Pod, at []int) error {
 		first[uid] = i
 	}
 	return nil
+}
+
+// isJobRef reports whether a controller reference names the Job: its UID,
+// kind Job and the Job's name. Upstream lists a Job's pods from an informer
+// index keyed by the controller reference's kind, name and UID, so a pod
+// whose controller reference carries the Job's UID under another kind or
+// name is never listed: neither the Job's pod nor an orphan, it is left
+// alone.
+func isJobRef(ref *metav1.OwnerReference, job *batchv1.Job) bool {
+	return ref.UID == job.UID && ref.Kind == "Job" && ref.Name == job.Name
+}
+
+// refersTo reports whether any owner reference of the pod, controller or
+// not, carries the Job's UID. Upstream takes such a pod as one it did not
+// adopt in this sync, so the adoption's finalizer is not assumed on it:
+// an orphan with a non-controller reference to the Job is adopted, but
+// tracked only from the next sync.
+func refersTo(p *corev1.Pod, job *batchv1.Job) bool {
+	for i := range p.OwnerReferences {
+		if p.OwnerReferences[i].UID == job.UID {
+			return true
+		}
+	}
+	return false
 }
 
 // controllerOf returns the pod's controller owner reference (the first one
@@ -253,10 +279,17 @@ func (x *syncState) tracked(p *corev1.Pod) bool {
 }
 
 // validIndex returns the pod's completion index when it is usable, below
-// completions, and false otherwise.
+// completions, and false otherwise. Only for Indexed Jobs, whose
+// completions are set (checkJob).
 func (x *syncState) validIndex(p *corev1.Pod) (int, bool) {
 	ix := indexes.Of(p.Annotations)
 	return ix, ix != indexes.Unknown && ix < int(*x.job.Spec.Completions)
+}
+
+// hasValidIndex is validIndex without the index, for Indexed Jobs only.
+func (x *syncState) hasValidIndex(p *corev1.Pod) bool {
+	_, ok := x.validIndex(p)
+	return ok
 }
 
 // isFailed reports whether a pod counts as failed: it is in the Failed

@@ -71,6 +71,10 @@ func Reconcile(s Snapshot, opts Options) (Plan, error) {
 	}
 	opts = opts.withDefaults()
 	job := s.Job
+	// The plan carries the memory forward in copies of its own, so that a
+	// caller keeping both the snapshot and the plan may change either (the
+	// expectations' set of finalizer removals is immutable: shared as is).
+	s.Backoff = copyBackoff(s.Backoff)
 	plan := Plan{Expectations: s.Expectations, Backoff: s.Backoff}
 
 	if job.Spec.ManagedBy != nil && *job.Spec.ManagedBy != opts.ControllerName {
@@ -171,7 +175,9 @@ func Reconcile(s Snapshot, opts Options) (Plan, error) {
 	st.Active = x.activeCount
 	st.Ready = ptrInt32(x.ready)
 	st.Terminating = ptrInt32(x.terminating)
-	x.track(needsWrite)
+	if err := x.track(needsWrite); err != nil {
+		return Plan{}, err
+	}
 	return plan, nil
 }
 

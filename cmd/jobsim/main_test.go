@@ -61,6 +61,15 @@ var errorCases = []goldenCase{
 	{"error-run-script-duration", []string{"run", "-f", "testdata/jobs/pi.yaml", "--script", bad + "bad-duration.script.yaml"}},
 	{"error-run-no-such-script", []string{"run", "-f", "testdata/jobs/pi.yaml", "--script", "testdata/jobs/nope.script.yaml"}},
 	{"error-plan-pods-of-wrong-job", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "-f", "testdata/jobs/plan/deadline/pods.yaml"}},
+	{"error-plan-negative-status", []string{"plan", "-f", bad + "negative-status.yaml"}},
+	{"plan-control-bytes-name", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "-f", bad + "control-bytes-name.yaml"}},
+	{"error-run-script-negative-parallelism", []string{"run", "-f", "testdata/jobs/pi.yaml", "--script", bad + "negative-parallelism.script.yaml"}},
+	{"error-run-script-negative-at", []string{"run", "-f", "testdata/jobs/pi.yaml", "--script", bad + "negative-at.script.yaml"}},
+	{"error-run-script-huge-duration", []string{"run", "-f", "testdata/jobs/pi.yaml", "--script", bad + "huge-duration.script.yaml"}},
+	{"usage-run-nan-fault", []string{"run", "-f", "testdata/jobs/pi.yaml", "--faults", "apiError=NaN"}},
+	{"usage-run-zero-start", []string{"run", "-f", "testdata/jobs/pi.yaml", "--start", "0001-01-01T00:00:00Z"}},
+	{"run-work-queue-index-annotation", []string{"run", "-f", "cmd/jobsim/testdata/odd/work-queue-index-annotation.yaml"}},
+	{"usage-plan-zero-now", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "--now", "0001-01-01T00:00:00Z"}},
 }
 
 // planCases are jobsim plan on every job and pods pair under

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"time"
 
@@ -34,6 +33,9 @@ func planCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		if err != nil {
 			return usageErrorf("plan: --now %q is not an RFC 3339 time such as 2026-01-02T15:04:05Z", *nowFlag)
 		}
+		if t.IsZero() {
+			return usageErrorf("plan: --now %q is the zero time, which plan reads as unset; give a real time or leave --now out", *nowFlag)
+		}
 		now, nowSource = t, "--now"
 	}
 
@@ -50,7 +52,7 @@ func planCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	}
 	plan, err := jobsync.Reconcile(jobsync.Snapshot{Job: in.job, Pods: in.pods, Now: now}, jobsync.Options{})
 	if err != nil {
-		return fmt.Errorf("the controller cannot decide on this input: %w", err)
+		return errorAt(in.sourceOf(err), "the controller cannot decide on this input: %v", err)
 	}
 	return printPlan(stdout, format, planReport{in: in, now: now, nowSource: nowSource, plan: plan})
 }

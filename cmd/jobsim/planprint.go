@@ -59,7 +59,7 @@ func printPlan(w io.Writer, format outputFormat, r planReport) error {
 	}
 	var b strings.Builder
 	writePlanText(&b, r)
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, printable(b.String()))
 	return err
 }
 

@@ -42,6 +42,9 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if err != nil {
 		return usageErrorf("run: --start %q is not an RFC 3339 time such as 2026-01-02T15:04:05Z", *startFlag)
 	}
+	if start.IsZero() {
+		return usageErrorf("run: --start %q is the zero time, which the simulator reads as unset; give a real time", *startFlag)
+	}
 	faults, err := parseFaults(*faultsFlag)
 	if err != nil {
 		return usageErrorf("run: --faults: %v", err)
@@ -178,7 +181,7 @@ func parseFaults(s string) (jobsynctest.Faults, error) {
 			continue
 		}
 		p, err := strconv.ParseFloat(v, 64)
-		if err != nil || p < 0 || p > 1 {
+		if err != nil || !(p >= 0 && p <= 1) { // NaN is neither
 			return f, fmt.Errorf("%s=%s: want a probability between 0 and 1", k, v)
 		}
 		switch k {

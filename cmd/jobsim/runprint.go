@@ -58,7 +58,7 @@ func printRun(w io.Writer, format outputFormat, r runReport) error {
 	}
 	var b strings.Builder
 	writeRunText(&b, r)
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, printable(b.String()))
 	return err
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -18,6 +19,22 @@ import (
 type planInput struct {
 	job  *batchv1.Job
 	pods []*corev1.Pod
+	// jobAt and podsAt say where the Job and each pod were read.
+	jobAt  source
+	podsAt []source
+}
+
+// sourceOf locates an error of Reconcile: an *jobsync.InputError on
+// "pods[i]..." is the i-th pod's, any other the Job's.
+func (in planInput) sourceOf(err error) source {
+	var ie *jobsync.InputError
+	if errors.As(err, &ie) {
+		var i int
+		if _, scanErr := fmt.Sscanf(ie.Field, "pods[%d]", &i); scanErr == nil && i >= 0 && i < len(in.podsAt) {
+			return in.podsAt[i]
+		}
+	}
+	return in.jobAt
 }
 
 // assemblePlanInput finds the one Job among the objects and checks that
@@ -36,6 +53,7 @@ func assemblePlanInput(objs []object) (planInput, error) {
 		}
 		in.job, jobAt = o.job, o.at
 	}
+	in.jobAt = jobAt
 	if in.job == nil {
 		return in, fmt.Errorf("no Job in the input: give the output of 'kubectl get job NAME -o yaml' with -f")
 	}
@@ -57,6 +75,7 @@ func assemblePlanInput(objs []object) (planInput, error) {
 		}
 		names[p.Name] = o.at
 		in.pods = append(in.pods, p)
+		in.podsAt = append(in.podsAt, o.at)
 	}
 	// Default changes nothing on a Job read from the API server; it fills in
 	// what a hand-edited copy may have dropped (suspend, completionMode...).

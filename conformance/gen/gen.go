@@ -45,7 +45,12 @@ var Families = []string{
 	"basic", "work-queue", "suspend", "deadline", "backoff", "finalizers",
 	"indexed", "elastic", "per-index-backoff", "success-policy",
 	"pod-failure-policy", "replacement-policy", "managed-by", "deleted-job", "mixed",
+	"owner-references",
 }
+
+// baseFamilies are the families that build a Job from scratch, each about
+// one area; mixed and owner-references start from one of them.
+var baseFamilies = Families[:14]
 
 var families map[string]func(*G)
 
@@ -66,6 +71,7 @@ func init() {
 		"managed-by":         familyManagedBy,
 		"deleted-job":        familyDeletedJob,
 		"mixed":              familyMixed,
+		"owner-references":   familyOwnerReferences,
 	}
 }
 
@@ -112,6 +118,10 @@ type G struct {
 	exp  expectations.Expectations
 	bo   *backoff.Record
 	opts jobsync.Options
+
+	// ownerVariety gives pods assorted extra owner references (see
+	// varyOwnerReferences).
+	ownerVariety bool
 
 	h       *history
 	pending []*podPlan

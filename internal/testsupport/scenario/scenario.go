@@ -64,10 +64,23 @@ type Pod struct {
 	Node        string            `json:"node,omitempty"`        // default "node-1" unless Pending
 	Annotations map[string]string `json:"annotations,omitempty"` // extra annotations
 	Owner       string            `json:"owner,omitempty"`       // "none" for an orphan, or another UID
-	Labels      map[string]string `json:"labels,omitempty"`      // replace the Job's template labels
+	// OwnerRefs, when set, are the pod's owner references, replacing what
+	// Owner says: any mix of references to the Job (controller or not) and
+	// to other objects.
+	OwnerRefs []OwnerRef        `json:"ownerRefs,omitempty"`
+	Labels    map[string]string `json:"labels,omitempty"` // replace the Job's template labels
 	// Init, when set, gives the pod an init container that ended with this
 	// exit code; the main container then never started.
 	Init *InitContainer `json:"init,omitempty"`
+}
+
+// OwnerRef is one owner reference in short: the Job's kind, name and UID
+// unless said otherwise.
+type OwnerRef struct {
+	Kind       string `json:"kind,omitempty"` // default "Job"
+	Name       string `json:"name,omitempty"` // default: the Job's name
+	UID        string `json:"uid,omitempty"`  // default: the Job's UID
+	Controller *bool  `json:"controller,omitempty"`
 }
 
 // InitContainer is an init container that terminated.
@@ -214,6 +227,25 @@ func PodFor(job *batchv1.Job, ps Pod, finalizer string) *corev1.Pod {
 	case "none":
 	default:
 		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: "other", UID: types.UID(ps.Owner), Controller: ptr(true)}}
+	}
+	if ps.OwnerRefs != nil {
+		p.OwnerReferences = nil
+		for _, r := range ps.OwnerRefs {
+			ref := metav1.OwnerReference{APIVersion: "batch/v1", Kind: "Job", Name: job.Name, UID: job.UID, Controller: r.Controller}
+			if r.Kind != "" {
+				ref.Kind = r.Kind
+				if r.Kind != "Job" && r.Kind != "CronJob" {
+					ref.APIVersion = "v1"
+				}
+			}
+			if r.Name != "" {
+				ref.Name = r.Name
+			}
+			if r.UID != "" {
+				ref.UID = types.UID(r.UID)
+			}
+			p.OwnerReferences = append(p.OwnerReferences, ref)
+		}
 	}
 	if !ps.NoFinalizer {
 		p.Finalizers = []string{finalizer}
