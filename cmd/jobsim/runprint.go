@@ -121,7 +121,15 @@ func writeRunText(b *strings.Builder, r runReport) {
 
 	b.WriteString("\nSummary:\n")
 	st := &job.Status
-	fmt.Fprintf(b, "  outcome: %s\n", outcomeText(r.res, offset(r.res.End, start)))
+	finished := r.res.FinishedAt
+	if finished.IsZero() {
+		finished = r.res.End
+	}
+	fmt.Fprintf(b, "  outcome: %s\n", outcomeText(r.res, offset(finished, start)))
+	if !r.res.TTLDeletedAt.IsZero() {
+		fmt.Fprintf(b, "  deleted at %s by the TTL-after-finished controller (ttlSecondsAfterFinished %d), its pods with it\n",
+			offset(r.res.TTLDeletedAt, start), *job.Spec.TTLSecondsAfterFinished)
+	}
 	fmt.Fprintf(b, "  pods: %d created, %d deleted by the controller\n", r.res.Created, r.res.Deleted)
 	fmt.Fprintf(b, "  syncs: %d", r.res.Syncs)
 	switch {

@@ -52,8 +52,11 @@ type Cluster struct {
 	seq    int64
 
 	result Result
-	done   bool
-	check  *checker
+	// ttlOutcome is the outcome of a finished Job that the TTL-after-
+	// finished controller is yet to delete.
+	ttlOutcome Outcome
+	done       bool
+	check      *checker
 
 	// finalizersFirst sabotages the write-ahead order (tests only): the
 	// finalizer removals of a plan are carried out before its interim
@@ -165,6 +168,7 @@ const (
 	evInformerAll
 	evJobChange
 	evJobRemove
+	evTTLCheck
 )
 
 type event struct {
@@ -366,8 +370,29 @@ func (c *Cluster) Step() (StepRecord, bool, error) {
 		c.result.Steps = append(c.result.Steps, rec)
 	}
 	switch {
+	case c.job == nil && c.ttlOutcome != "":
+		c.finish(c.ttlOutcome)
 	case c.job == nil:
 		c.finish(OutcomeDeleted)
+	case c.ttlOutcome != "":
+		// Finished; the TTL-after-finished controller deletes it later.
+	case isFinished(c.job) && c.job.Spec.TTLSecondsAfterFinished != nil && c.job.DeletionTimestamp == nil:
+		// The TTL-after-finished controller sees the finished Job at once
+		// and deletes it when its TTL runs out; the run goes on until the
+		// Job is gone.
+		c.ttlOutcome = OutcomeFailed
+		if hasTrueCondition(c.job, batchv1.JobComplete) {
+			c.ttlOutcome = OutcomeComplete
+		}
+		c.result.FinishedAt = c.now
+		c.schedule(event{at: c.now, kind: evTTLCheck})
+		if c.check != nil {
+			// The end-of-run checks look at the finished Job now, before
+			// the TTL controller deletes it.
+			c.check.atEnd(c.ttlOutcome)
+			c.result.Violations = append(c.result.Violations, c.check.pending...)
+			c.check.pending = nil
+		}
 	case hasTrueCondition(c.job, batchv1.JobComplete):
 		c.finish(OutcomeComplete)
 	case hasTrueCondition(c.job, batchv1.JobFailed):
@@ -378,8 +403,11 @@ func (c *Cluster) Step() (StepRecord, bool, error) {
 
 func (c *Cluster) finish(o Outcome) {
 	c.done = true
+	if c.result.FinishedAt.IsZero() {
+		c.result.FinishedAt = c.now
+	}
 	c.result.Outcome = o
-	if c.check != nil {
+	if c.check != nil && c.ttlOutcome == "" {
 		c.check.atEnd(o)
 		c.result.Violations = append(c.result.Violations, c.check.pending...)
 		c.check.pending = nil

@@ -70,6 +70,8 @@ func (c *Cluster) handle(ev event) StepRecord {
 		return StepRecord{Kind: KindInformer, Detail: "pod and Job watches"}
 	case evJobChange:
 		return c.changeJob(c.cfg.Faults.JobChanges[ev.change])
+	case evTTLCheck:
+		return c.ttlCheck()
 	case evJobRemove:
 		if c.job == nil || c.job.DeletionTimestamp == nil || len(c.pods) > 0 {
 			return StepRecord{Kind: KindJobRemoved, Detail: "nothing to remove"}
@@ -80,6 +82,37 @@ func (c *Cluster) handle(ev event) StepRecord {
 		return StepRecord{Kind: KindJobRemoved}
 	}
 	panic(fmt.Sprintf("jobsynctest: unknown event kind %d", ev.kind))
+}
+
+// ttlCheck is one look of the TTL-after-finished controller at the Job as
+// the API server holds it: it deletes the Job (foreground) once its TTL
+// has run out, and otherwise looks again when it will.
+func (c *Cluster) ttlCheck() StepRecord {
+	rec := StepRecord{Kind: KindTTL}
+	if c.job == nil {
+		rec.Detail = "the Job is gone"
+		return rec
+	}
+	d, err := jobsync.TTLAfterFinished(c.job, c.now)
+	switch {
+	case err != nil:
+		rec.Detail = "cannot decide: " + err.Error()
+	case d.Delete:
+		rec.Kind = KindJobDeleted
+		rec.Detail = "the TTL-after-finished controller deletes the Job: " + d.Reason
+		j := c.job.DeepCopy()
+		now := metav1.NewTime(c.now)
+		j.DeletionTimestamp = &now
+		j.Finalizers = append(j.Finalizers, metav1.FinalizerDeleteDependents)
+		c.storeJob(j)
+		c.result.TTLDeletedAt = c.now
+	case d.RequeueAfter > 0:
+		rec.Detail = d.Reason
+		c.schedule(event{at: c.now.Add(d.RequeueAfter), kind: evTTLCheck})
+	default:
+		rec.Detail = d.Reason
+	}
+	return rec
 }
 
 // changeJob carries out a user's change to the Job's spec.
