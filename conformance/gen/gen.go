@@ -29,6 +29,12 @@ type Case struct {
 	Seed     uint64
 	Snapshot jobsync.Snapshot
 	Options  jobsync.Options
+	// TTL marks a case for the TTL-after-finished controller: compared is
+	// its decision on Snapshot.Job at Snapshot.Now, not a sync. TTLFresh,
+	// when set, is the Job as a fresh read from the API server returns it
+	// (the controller decides again on it before deleting).
+	TTL      bool
+	TTLFresh *batchv1.Job
 }
 
 // Gates are the feature gates upstream must run with so that it agrees with
@@ -45,7 +51,7 @@ var Families = []string{
 	"basic", "work-queue", "suspend", "deadline", "backoff", "finalizers",
 	"indexed", "elastic", "per-index-backoff", "success-policy",
 	"pod-failure-policy", "replacement-policy", "managed-by", "deleted-job", "mixed",
-	"owner-references",
+	"owner-references", "ttl-after-finished",
 }
 
 // baseFamilies are the families that build a Job from scratch, each about
@@ -72,6 +78,7 @@ func init() {
 		"deleted-job":        familyDeletedJob,
 		"mixed":              familyMixed,
 		"owner-references":   familyOwnerReferences,
+		"ttl-after-finished": familyTTLAfterFinished,
 	}
 }
 
@@ -101,7 +108,9 @@ func Generate(family string, seed uint64) (Case, error) {
 			Expectations: g.exp,
 			Backoff:      g.backoffRecord(),
 		},
-		Options: g.opts,
+		Options:  g.opts,
+		TTL:      g.ttlCase,
+		TTLFresh: g.ttlFresh,
 	}, nil
 }
 
@@ -122,6 +131,9 @@ type G struct {
 	// ownerVariety gives pods assorted extra owner references (see
 	// varyOwnerReferences).
 	ownerVariety bool
+	// ttlCase and ttlFresh: see Case.TTL and Case.TTLFresh.
+	ttlCase  bool
+	ttlFresh *batchv1.Job
 
 	h       *history
 	pending []*podPlan

@@ -46,6 +46,10 @@ type Outcome struct {
 
 	Expectations expectations.Expectations `json:"expectations"`
 	Backoff      backoff.Record            `json:"backoff"`
+
+	// TTL is the TTL-after-finished controller's decision, for the cases of
+	// that family (the fields above are then empty).
+	TTL *TTLOutcome `json:"ttl,omitempty"`
 }
 
 // Claim is one adoption or release: the pod and the patch body.
