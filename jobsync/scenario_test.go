@@ -162,7 +162,7 @@ func digestOf(p jobsync.Plan) digest {
 		Expectations: expectationsDigest{
 			Creations:         p.Expectations.Creations,
 			Deletions:         p.Expectations.Deletions,
-			FinalizerRemovals: p.Expectations.FinalizerRemovals,
+			FinalizerRemovals: p.Expectations.FinalizerRemovals.Sorted(),
 			JobFinished:       p.Expectations.JobFinished,
 		},
 	}

@@ -336,8 +336,8 @@ func describeExpectations(plan jobsync.Plan, names map[types.UID]string) string 
 	if e.Deletions > 0 {
 		parts = append(parts, plural(int(e.Deletions), "pod deletion"))
 	}
-	if len(e.FinalizerRemovals) > 0 {
-		parts = append(parts, "finalizer removals from "+uidList(e.FinalizerRemovals, names))
+	if e.FinalizerRemovals.Len() > 0 {
+		parts = append(parts, "finalizer removals from "+uidList(e.FinalizerRemovals.Sorted(), names))
 	}
 	if e.JobFinished {
 		parts = append(parts, "the Job to show its terminal condition")

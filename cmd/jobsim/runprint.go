@@ -25,6 +25,7 @@ type runReport struct {
 	faultsText   string
 	verbose      bool
 	afresh       bool // the input's status and creation time were cleared
+	summary      bool // --summary: no timeline
 	res          jobsynctest.Result
 }
 
@@ -78,14 +79,18 @@ func writeRunText(b *strings.Builder, r runReport) {
 	}
 	fmt.Fprintf(b, "Script: %s\nSeed %d, start %s, faults: %s\n\n", script, r.cfg.Seed, start.UTC().Format(time.RFC3339), faults)
 
-	b.WriteString("ACTIVE to CONDITIONS are the Job's status as the API server holds it after each step.\n")
+	if !r.summary {
+		b.WriteString("ACTIVE to CONDITIONS are the Job's status as the API server holds it after each step.\n")
+	}
 	indexed := job.Spec.CompletionMode != nil && *job.Spec.CompletionMode == batchv1.IndexedCompletion
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	head := "TIME\tSTEP\tPOD\tACTIVE\tREADY\tTERM\tSUCC\tFAIL\t"
 	if indexed {
 		head += "INDEXES\t"
 	}
-	fmt.Fprintln(tw, head+"CONDITIONS\tDETAIL")
+	if !r.summary {
+		fmt.Fprintln(tw, head+"CONDITIONS\tDETAIL")
+	}
 	hidden := 0
 	var prev *batchv1.JobStatus
 	for i := range r.res.Steps {

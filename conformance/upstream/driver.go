@@ -187,7 +187,7 @@ func run(in Input) (res Result, err error) {
 	jm, key := d.jm, d.key
 
 	seeded := seedExpectations(jm, key, in)
-	seedFinalizerExpectations(jm, key, in.Expectations.FinalizerRemovals)
+	seedFinalizerExpectations(jm, key, in.Expectations.FinalizerRemovals.Sorted())
 	if in.Expectations.JobFinished {
 		fieldPtr[sync.Map](jm, "finishedJobExpectations").Store(in.Job.UID, struct{}{})
 	}
@@ -392,7 +392,7 @@ func readExpectations(jm *jobctrl.Controller, key string, in Input, seeded *cont
 			out.SetAt = in.Now
 		}
 	}
-	out.FinalizerRemovals = readFinalizerExpectations(jm, key)
+	out.FinalizerRemovals = expectations.NewUIDSet(readFinalizerExpectations(jm, key)...)
 	_, out.JobFinished = fieldPtr[sync.Map](jm, "finishedJobExpectations").Load(types.UID(in.Job.UID))
 	return out
 }

@@ -10,7 +10,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/jobsync/jobsync/jobsync"
 )
@@ -242,20 +241,20 @@ func (c *Cluster) deliverJob(ev watchEvent) {
 // lowers the expectations as upstream's handlers do.
 func (c *Cluster) deliverPod(ev watchEvent) {
 	p := ev.pod
-	old := c.view.pods[p.UID]
+	old := c.view.get(p.UID)
 	switch {
 	case ev.deleted:
-		delete(c.view.pods, p.UID)
+		c.view.remove(p.UID)
 		c.observeDeletion(p, true)
 	case old == nil:
-		c.view.pods[p.UID] = p
+		c.view.put(p)
 		if p.DeletionTimestamp != nil {
 			c.observeDeletion(p, false)
 		} else if c.controlled(p) {
 			c.mem.exp = c.mem.exp.CreationObserved()
 		}
 	default:
-		c.view.pods[p.UID] = p
+		c.view.put(p)
 		if old.ResourceVersion == p.ResourceVersion {
 			return
 		}
@@ -295,9 +294,9 @@ func (c *Cluster) crash() {
 	}
 	c.mem = memory{}
 	c.podStream, c.jobStream = stream{}, stream{}
-	c.view = view{job: c.job, pods: make(map[types.UID]*corev1.Pod, len(c.pods))}
-	for uid, sp := range c.pods {
-		c.view.pods[uid] = sp.obj
+	c.view = newView(c.job, len(c.pods))
+	for _, sp := range c.sortedPods() {
+		c.view.put(sp.obj)
 	}
 	c.apiRetries = 0
 	c.requestSync(c.now)

@@ -88,7 +88,8 @@ type Result struct {
 	Steps []StepRecord `json:"steps,omitempty"`
 	// Job is the Job as the API server last held it.
 	Job *batchv1.Job `json:"job"`
-	// Pods are the pods left in the API server, by name.
+	// Pods are the pods left in the API server, by name (empty with
+	// Config.DiscardPods).
 	Pods []*corev1.Pod `json:"pods,omitempty"`
 	// Created and Deleted count the pods the controller created and the
 	// deletions it carried out.

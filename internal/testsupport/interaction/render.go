@@ -71,8 +71,8 @@ func describeMemory(e expectations.Expectations, b backoff.Record, uids map[type
 	if len(pending) > 0 {
 		parts = append(parts, fmt.Sprintf("expecting %s (set%s)", strings.Join(pending, " and "), at(e.SetAt)))
 	}
-	if len(e.FinalizerRemovals) > 0 {
-		parts = append(parts, "finalizer removals of "+names(e.FinalizerRemovals, uids))
+	if e.FinalizerRemovals.Len() > 0 {
+		parts = append(parts, "finalizer removals of "+names(e.FinalizerRemovals.Sorted(), uids))
 	}
 	if e.JobFinished {
 		parts = append(parts, "job finished")
