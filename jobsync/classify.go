@@ -22,7 +22,9 @@ import (
 // into what the decisions need: the count of active pods (neither terminal
 // nor being deleted), of ready ones among them and of terminating ones
 // (being deleted but not terminal), and the list of pods that are terminal
-// or being deleted, which is all later steps look at in a steady state.
+// or being deleted (terminal ones only while they carry the tracking
+// finalizer, unless a pod failure policy may read them), which is all later
+// steps look at in a steady state.
 //
 // Ownership: a pod controlled by the Job (see isJobRef) is kept while the
 // selector matches it and released otherwise (unless the Job is being
@@ -40,7 +42,7 @@ func (x *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) error
 	job := x.job
 	match := newLabelMatcher(job.Spec.Selector)
 	deleting := job.DeletionTimestamp != nil
-	x.expectedRemovals = uidSet(exp.FinalizerRemovals)
+	x.expectedRemovals = exp.FinalizerRemovals
 	x.uncountedSucceeded = uidSet(x.st.UncountedTerminatedPods.Succeeded)
 	x.uncountedFailed = uidSet(x.st.UncountedTerminatedPods.Failed)
 	if x.indexed {
@@ -48,6 +50,12 @@ func (x *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) error
 	}
 	x.pods = all // replaced by a filtered copy at the first pod not kept as it is
 	copied := false
+	// A terminal pod without the tracking finalizer (already counted) is
+	// read by no later step but failJobMessage, which upstream runs over
+	// every failed pod: such pods join x.done only under a pod failure
+	// policy. In a long Job they are most of the pods; leaving them out
+	// spares every later pass over x.done.
+	keepUntracked := job.Spec.PodFailurePolicy != nil
 	var foreign, orphaned int
 	// counted holds the positions in all of the pods whose UIDs count; they
 	// are checked for repeats after the loop, in one map of the right size.
@@ -112,10 +120,14 @@ func (x *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) error
 		if !terminal {
 			x.terminating++
 		}
-		x.done = append(x.done, p)
 		if hasFinalizer(p, x.opts.TrackingFinalizer) {
 			counted = append(counted, i)
+		} else if terminal && !keepUntracked {
+			// Counted and released long ago: nothing but a FailJob rule
+			// reads it again (see keepUntracked).
+			continue
 		}
+		x.done = append(x.done, p)
 	}
 	if err := repeatedUID(all, counted); err != nil {
 		return err
@@ -263,7 +275,7 @@ func uidSet(uids []types.UID) map[types.UID]bool {
 // controller: it carries the tracking finalizer and its removal is not
 // already under way.
 func (x *syncState) tracked(p *corev1.Pod) bool {
-	return hasFinalizer(p, x.opts.TrackingFinalizer) && !x.expectedRemovals[p.UID]
+	return hasFinalizer(p, x.opts.TrackingFinalizer) && !x.expectedRemovals.Has(p.UID)
 }
 
 // validIndex returns the pod's completion index when it is usable, below

@@ -262,6 +262,6 @@ func deepCopySnapshot(s jobsync.Snapshot) jobsync.Snapshot {
 	for i, p := range s.Pods {
 		c.Pods[i] = p.DeepCopy()
 	}
-	c.Expectations.FinalizerRemovals = append([]types.UID(nil), s.Expectations.FinalizerRemovals...)
+	// Expectations is a value: its set of finalizer removals is immutable.
 	return c
 }

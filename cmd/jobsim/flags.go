@@ -14,7 +14,7 @@ Usage:
   jobsim plan -f job.yaml -f pods.yaml [--now TIME] [-o text|yaml|json]
       Read a Job and its pods as kubectl prints them and say what the
       controller does in its next sync, and why.
-  jobsim run -f job.yaml [--script FILE] [--seed N] [--faults LIST] [--check] [-v] [-o text|yaml|json]
+  jobsim run -f job.yaml [--script FILE] [--seed N] [--faults LIST] [--check] [--summary] [-v] [-o text|yaml|json]
       Simulate the Job in a fake cluster until it finishes; print the
       timeline and a summary.
 
@@ -39,7 +39,7 @@ from failed pods that still carry the tracking finalizer.
 Flags:
 `
 
-const runUsage = `Usage: jobsim run -f job.yaml [--script FILE] [--seed N] [--faults LIST] [--check] [-v] [-o text|yaml|json]
+const runUsage = `Usage: jobsim run -f job.yaml [--script FILE] [--seed N] [--faults LIST] [--check] [--summary] [-v] [-o text|yaml|json]
 
 Simulates the Job (a manifest, as you would kubectl apply it) in a fake
 cluster until it finishes, and prints a timeline (time, action, counters,

@@ -30,6 +30,7 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	maxSyncs := fs.Int("max-syncs", jobsynctest.DefaultMaxSyncs, "stop after this many controller syncs")
 	fs.Var(&format, "o", "output format: text, yaml or json (yaml and json hold every step and plan)")
 	verbose := fs.Bool("v", false, "show every step, also the syncs that changed nothing")
+	summary := fs.Bool("summary", false, "print the summary only, without the timeline; no steps or pods are kept\n(for Jobs of many pods; with -o yaml or json, the result without them)")
 	check := fs.Bool("check", false, "check jobsynctest's invariants at every step (API status validation,\nwrite-ahead, parallelism, counts...); a violation makes jobsim exit 1")
 	if err := fs.parse(args); err != nil {
 		return err
@@ -69,13 +70,13 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		}
 	}
 	faults.JobChanges = script.JobChanges
-	cfg := jobsynctest.Config{Start: start, Seed: *seed, Script: script.Script, Faults: faults, MaxSyncs: *maxSyncs, Check: *check}
+	cfg := jobsynctest.Config{Start: start, Seed: *seed, Script: script.Script, Faults: faults, MaxSyncs: *maxSyncs, Check: *check, DiscardSteps: *summary, DiscardPods: *summary}
 	cluster, err := jobsynctest.NewCluster(job, cfg)
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
 	res, runErr := cluster.Run()
-	out := runReport{file: files[0], script: scriptPath, cfg: cfg, faultsText: *faultsFlag, verbose: *verbose, afresh: afresh, res: res}
+	out := runReport{file: files[0], script: scriptPath, cfg: cfg, faultsText: *faultsFlag, verbose: *verbose, afresh: afresh, res: res, summary: *summary}
 	if err := printRun(stdout, format, out); err != nil {
 		return err
 	}

@@ -88,6 +88,10 @@ func Check(c gen.Case) (v Verdict) {
 	start := time.Now()
 	defer func() { v.Dur = time.Since(start) }()
 	v.Case = c
+	if c.TTL {
+		checkTTL(c, &v)
+		return v
+	}
 	s := c.Snapshot
 	plan, panicked, perr := reconcile(c)
 	if panicked != "" {
@@ -105,6 +109,7 @@ func Check(c gen.Case) (v Verdict) {
 	// its replacement): a field that differs even then is a bug, not a tie.
 	res, err := upstream.Run(upstream.Input{
 		Job: s.Job, Pods: s.Pods, Now: s.Now, Expectations: s.Expectations, Backoff: s.Backoff, Gates: c.Gates(),
+		Workloads: s.Workloads, PodGroups: s.PodGroups,
 		PodOrder: CanonicalOrder(s.Job),
 	})
 	if err != nil {
@@ -208,7 +213,7 @@ var cmpOptions = cmp.Options{
 	cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) }),
 	cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 }),
 	// Only whether a side failed is compared, not its words.
-	cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "Error" },
+	cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "Error" || p.String() == "TTL.Error" },
 		cmp.Comparer(func(a, b string) bool { return (a == "") == (b == "") })),
 }
 

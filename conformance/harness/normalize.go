@@ -49,7 +49,6 @@ func normalize(o *Outcome) {
 		u.Succeeded, u.Failed = sortUIDs(u.Succeeded), sortUIDs(u.Failed)
 	}
 	e := &o.Expectations
-	e.FinalizerRemovals = sortUIDs(e.FinalizerRemovals)
 	if e.Creations <= 0 && e.Deletions <= 0 {
 		// The moment only matters while something is pending.
 		e.SetAt = time.Time{}

@@ -99,9 +99,8 @@ func (s *Store) update(key types.NamespacedName, uid types.UID, f func(*entry)) 
 	}
 }
 
+// cloneExp returns e: its set of finalizer removals is immutable
+// (expectations.UIDSet), so the store may share it with the caller.
 func cloneExp(e expectations.Expectations) expectations.Expectations {
-	if e.FinalizerRemovals != nil {
-		e.FinalizerRemovals = append([]types.UID(nil), e.FinalizerRemovals...)
-	}
 	return e
 }

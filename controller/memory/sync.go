@@ -1,8 +1,6 @@
 package memory
 
 import (
-	"slices"
-
 	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -82,10 +80,10 @@ func (s *Store) Begin(snap jobsync.Snapshot, plan jobsync.Plan) *Sync {
 }
 
 // uidDiff returns the UIDs in a that are not in b.
-func uidDiff(a, b []types.UID) []types.UID {
+func uidDiff(a, b expectations.UIDSet) []types.UID {
 	var out []types.UID
-	for _, u := range a {
-		if !slices.Contains(b, u) {
+	for u := range a.All() {
+		if !b.Has(u) {
 			out = append(out, u)
 		}
 	}

@@ -75,7 +75,7 @@ func TestBeginKeepsObservationsSinceTheSnapshot(t *testing.T) {
 		want: expectations.Expectations{Creations: 1, SetAt: t0},
 	}, {
 		name:   "finalizer removals: the plan's new UIDs are added, an observed removal stays observed",
-		stored: expectations.Expectations{FinalizerRemovals: []types.UID{"a", "b"}},
+		stored: expectations.Expectations{FinalizerRemovals: expectations.NewUIDSet("a", "b")},
 		observe: func(o Observer) {
 			old := testPod("a", "j1", fin)
 			cur := testPod("a", "j1")
@@ -85,10 +85,10 @@ func TestBeginKeepsObservationsSinceTheSnapshot(t *testing.T) {
 		plan: func(e expectations.Expectations) jobsync.Plan {
 			return jobsync.Plan{Expectations: e.ExpectFinalizerRemovals("c")}
 		},
-		want: expectations.Expectations{FinalizerRemovals: []types.UID{"b", "c"}},
+		want: expectations.Expectations{FinalizerRemovals: expectations.NewUIDSet("b", "c")},
 	}, {
 		name:   "finalizer removals the plan drops are dropped",
-		stored: expectations.Expectations{FinalizerRemovals: []types.UID{"a", "b"}},
+		stored: expectations.Expectations{FinalizerRemovals: expectations.NewUIDSet("a", "b")},
 		observe: func(o Observer) {
 			o.PodDeleted(testPod("b", "j1", fin))
 		},

@@ -1,6 +1,7 @@
 package jobsynctest_test
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -253,4 +254,29 @@ func TestWriteAheadSabotageIsCaught(t *testing.T) {
 		}
 	}
 	t.Fatalf("the sabotaged order went unnoticed; violations: %v", res.Violations)
+}
+
+// A finished Job with ttlSecondsAfterFinished is deleted, with its pods, by
+// the TTL-after-finished controller once the TTL has run out; the run keeps
+// the Job's outcome and ends when the Job is gone.
+func TestTTLAfterFinishedDeletesTheJob(t *testing.T) {
+	ok := jobsynctest.Behavior{StartDelay: time.Second, RunTime: 10 * time.Second}
+	for _, ttl := range []int32{0, 45} {
+		t.Run(fmt.Sprint(ttl), func(t *testing.T) {
+			job := newJob(func(s *batchv1.JobSpec) { s.TTLSecondsAfterFinished = ptr(ttl) })
+			res := run(t, job, jobsynctest.Config{Script: jobsynctest.Script{Default: &ok}})
+			if len(res.Violations) > 0 {
+				t.Fatalf("violations: %v", res.Violations)
+			}
+			if res.Outcome != jobsynctest.OutcomeComplete {
+				t.Fatalf("outcome %s, want Complete", res.Outcome)
+			}
+			if want := res.FinishedAt.Add(time.Duration(ttl) * time.Second); !res.TTLDeletedAt.Equal(want) {
+				t.Errorf("deleted at %v, want %v (finished %v + TTL %ds)", res.TTLDeletedAt, want, res.FinishedAt, ttl)
+			}
+			if len(res.Pods) != 0 || res.Job == nil || res.Job.DeletionTimestamp == nil {
+				t.Errorf("the Job and its pods should be gone: %d pods left, Job %v", len(res.Pods), res.Job)
+			}
+		})
+	}
 }
