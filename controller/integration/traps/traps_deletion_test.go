@@ -48,4 +48,3 @@ func TestTrapDeletedJobLeavesNoFinalizerBehind(t *testing.T) {
 		})
 	}
 }
-
