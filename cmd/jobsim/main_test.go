@@ -89,6 +89,7 @@ func planCases(t *testing.T) []goldenCase {
 		goldenCase{"plan-pi-backoff-json", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "-f", "testdata/jobs/plan/pi-backoff/pods.yaml", "-o", "json"}},
 		goldenCase{"plan-job-only", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml"}},
 		goldenCase{"plan-workload-with-job", []string{"plan", "-f", "testdata/jobs/plan/distributed-training/job.yaml", "--workload-with-job"}},
+		goldenCase{"plan-workload-with-job-existing", []string{"plan", "-f", "testdata/jobs/plan/distributed-training/job.yaml", "-f", "testdata/jobs/plan/distributed-training/scheduling.yaml", "--workload-with-job"}},
 		goldenCase{"plan-workload-with-job-yaml", []string{"plan", "-f", "testdata/jobs/plan/distributed-training/job.yaml", "--workload-with-job", "-o", "yaml"}},
 	)
 }

@@ -51,7 +51,7 @@ func planCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if now.IsZero() {
 		now, _ = latestTime(in) // the Job's creationTimestamp is always there
 	}
-	plan, err := jobsync.Reconcile(jobsync.Snapshot{Job: in.job, Pods: in.pods, Now: now}, jobsync.Options{WorkloadWithJob: *workloads})
+	plan, err := jobsync.Reconcile(jobsync.Snapshot{Job: in.job, Pods: in.pods, Now: now, Workloads: in.workloads, PodGroups: in.podGroups}, jobsync.Options{WorkloadWithJob: *workloads})
 	if err != nil {
 		return errorAt(in.sourceOf(err), "the controller cannot decide on this input: %v", err)
 	}
