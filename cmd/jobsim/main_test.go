@@ -199,7 +199,8 @@ func runCases(t *testing.T) []goldenCase {
 	}
 	return append(cases,
 		goldenCase{"run-from-kubectl-output", []string{"run", "-f", "testdata/jobs/plan/parallel-success/job.yaml", "--script", "testdata/jobs/parallel.script.yaml"}},
-		goldenCase{"run-summary", []string{"run", "-f", "testdata/jobs/parallel.yaml", "--summary"}})
+		goldenCase{"run-summary", []string{"run", "-f", "testdata/jobs/parallel.yaml", "--summary"}},
+		goldenCase{"run-workload-with-job", []string{"run", "-f", "testdata/jobs/distributed-training.yaml", "--workload-with-job"}})
 }
 
 // TestRunSummary: --summary prints the summary of the same run, and
