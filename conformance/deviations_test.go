@@ -11,7 +11,7 @@ import (
 
 	"github.com/jobsync/jobsync/conformance/gen"
 	"github.com/jobsync/jobsync/conformance/harness"
-	"github.com/jobsync/jobsync/internal/scenario"
+	"github.com/jobsync/jobsync/internal/testsupport/scenario"
 )
 
 // TestDeviationsAreReal builds, for each entry of DEVIATIONS.md, a snapshot

@@ -12,7 +12,7 @@ import (
 
 	"github.com/jobsync/jobsync/conformance/gen"
 	"github.com/jobsync/jobsync/conformance/harness"
-	"github.com/jobsync/jobsync/internal/scenario"
+	"github.com/jobsync/jobsync/internal/testsupport/scenario"
 	"github.com/jobsync/jobsync/jobsync"
 )
 

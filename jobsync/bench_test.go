@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/jobsync/jobsync/internal/benchsnap"
+	"github.com/jobsync/jobsync/internal/testsupport/benchsnap"
 	"github.com/jobsync/jobsync/jobsync"
 )
 
 // The benchmarks measure Reconcile on Jobs of 10 to 100,000 pods in the
-// shapes of internal/benchsnap (Steady, Tracking, ScaleDown, Suspend,
+// shapes of internal/testsupport/benchsnap (Steady, Tracking, ScaleDown, Suspend,
 // Create), beside two floors: Floor visits each pod once and counts phases;
 // SemanticFloor reads what every sync must read even when nothing is to be
 // done. The conformance module runs the same snapshots through upstream's

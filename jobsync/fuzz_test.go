@@ -21,7 +21,11 @@ func FuzzReconcile(f *testing.F) {
 	f.Fuzz(rapid.MakeFuzz(func(t *rapid.T) {
 		s := genSnapshot(t)
 		mutateSnapshot(t, &s)
+		before := deepCopySnapshot(s)
 		plan, err := jobsync.Reconcile(s, jobsync.Options{})
+		if d := cmp.Diff(before, s); d != "" {
+			t.Fatalf("Reconcile modified its input:\n%s", d)
+		}
 		again, err2 := jobsync.Reconcile(s, jobsync.Options{})
 		if (err == nil) != (err2 == nil) {
 			t.Fatalf("errors differ: %v / %v", err, err2)
@@ -73,12 +77,12 @@ func mutateSnapshot(t *rapid.T, s *jobsync.Snapshot) {
 		case 7:
 			if len(s.Pods) > 0 {
 				p := s.Pods[rapid.IntRange(0, len(s.Pods)-1).Draw(t, "pod")]
-				p.Annotations[batchv1.JobCompletionIndexAnnotation] = rapid.SampledFrom([]string{"-1", "abc", "99999999999999999999", "+3", " 2"}).Draw(t, "index")
+				setAnnotation(p, batchv1.JobCompletionIndexAnnotation, rapid.SampledFrom([]string{"-1", "abc", "99999999999999999999", "+3", " 2"}).Draw(t, "index"))
 			}
 		case 8:
 			if len(s.Pods) > 0 {
 				p := s.Pods[rapid.IntRange(0, len(s.Pods)-1).Draw(t, "pod")]
-				p.Annotations[batchv1.JobIndexFailureCountAnnotation] = rapid.SampledFrom([]string{"-1", "x", "2147483648", "2147483647"}).Draw(t, "count")
+				setAnnotation(p, batchv1.JobIndexFailureCountAnnotation, rapid.SampledFrom([]string{"-1", "x", "2147483648", "2147483647"}).Draw(t, "count"))
 			}
 		case 9:
 			if len(s.Pods) > 1 {
@@ -96,4 +100,12 @@ func mutateSnapshot(t *rapid.T, s *jobsync.Snapshot) {
 			job.Status.Ready = ptr(int32(-1))
 		}
 	}
+}
+
+// setAnnotation sets one annotation of p, which may have none.
+func setAnnotation(p *corev1.Pod, key, value string) {
+	if p.Annotations == nil {
+		p.Annotations = map[string]string{}
+	}
+	p.Annotations[key] = value
 }

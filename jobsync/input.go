@@ -56,6 +56,12 @@ func checkJob(job *batchv1.Job) error {
 	if spec.BackoffLimitPerIndex != nil && *spec.BackoffLimitPerIndex < 0 {
 		return inputErr("job.spec.backoffLimitPerIndex", *spec.BackoffLimitPerIndex, "must not be negative")
 	}
+	// Upstream would run such a Job with neither the per-index budget
+	// (which needs indexes) nor the Job-wide pod-failure backoff (skipped
+	// whenever backoffLimitPerIndex is set); the API server rejects it.
+	if spec.BackoffLimitPerIndex != nil && !isIndexed(job) {
+		return inputErr("job.spec.backoffLimitPerIndex", *spec.BackoffLimitPerIndex, "is only supported for Indexed Jobs")
+	}
 	// Zero is accepted, as the API server accepts it: such a Job fails with
 	// DeadlineExceeded at its first unsuspended sync.
 	if spec.ActiveDeadlineSeconds != nil && *spec.ActiveDeadlineSeconds < 0 {

@@ -44,6 +44,8 @@ func TestReconcileRejectsBadInput(t *testing.T) {
 		{"negative status.succeeded", func(s *jobsync.Snapshot) { s.Job.Status.Succeeded = -1 }, "job.status.succeeded"},
 		{"negative status.failed", func(s *jobsync.Snapshot) { s.Job.Status.Failed = -2 }, "job.status.failed"},
 		{"negative status.ready", func(s *jobsync.Snapshot) { s.Job.Status.Ready = ptr(int32(-1)) }, "job.status.ready"},
+		{"negative status.active", func(s *jobsync.Snapshot) { s.Job.Status.Active = -1 }, "job.status.active"},
+		{"negative status.terminating", func(s *jobsync.Snapshot) { s.Job.Status.Terminating = ptr(int32(-1)) }, "job.status.terminating"},
 		{"invalid selector", func(s *jobsync.Snapshot) {
 			s.Job.Spec.Selector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "a", Operator: "Bogus"}}}
 		}, "job.spec.selector"},

@@ -2,11 +2,13 @@ package jobsync_test
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"pgregory.net/rapid"
 
@@ -177,27 +179,56 @@ func contains(u *batchv1.UncountedTerminatedPods, uid types.UID) bool {
 }
 
 // applyForTest carries out a plan on a copy of the snapshot, the way the
-// API server would, without any failure: deleted pods get a deletion
-// timestamp (and vanish when they have no finalizer left), finalizers are
-// removed, and the last status written becomes the Job's.
+// API server would, without any failure: released pods lose the Job's
+// controller reference, adopted ones gain it and the tracking finalizer,
+// deleted pods get a deletion timestamp (and vanish when they have no
+// finalizer left), finalizers are removed, and the last status written
+// becomes the Job's. Plans name pods by namespace, name and UID; a step
+// applies to every pod so named, since a bad snapshot may repeat one.
 func applyForTest(s jobsync.Snapshot, plan jobsync.Plan) jobsync.Snapshot {
 	next := deepCopySnapshot(s)
-	byUID := map[types.UID]*corev1.Pod{}
-	for _, p := range next.Pods {
-		byUID[p.UID] = p
+	named := func(ref jobsync.PodRef) []*corev1.Pod {
+		var out []*corev1.Pod
+		for _, p := range next.Pods {
+			if p != nil && p.Namespace == ref.Namespace && p.Name == ref.Name && p.UID == ref.UID {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	for _, r := range plan.Releases {
+		for _, p := range named(r.Pod) {
+			var refs []metav1.OwnerReference
+			for _, o := range p.OwnerReferences {
+				if o.Controller == nil || !*o.Controller || o.UID != s.Job.UID {
+					refs = append(refs, o)
+				}
+			}
+			p.OwnerReferences = refs
+		}
+	}
+	for _, a := range plan.Adoptions {
+		for _, p := range named(a.Pod) {
+			p.OwnerReferences = append(p.OwnerReferences, *metav1.NewControllerRef(s.Job, batchv1.SchemeGroupVersion.WithKind("Job")))
+			if !slices.Contains(p.Finalizers, batchv1.JobTrackingFinalizer) {
+				p.Finalizers = append(p.Finalizers, batchv1.JobTrackingFinalizer)
+			}
+		}
 	}
 	for _, d := range plan.Deletions {
-		p := byUID[d.Pod.UID]
-		if d.RemoveFinalizer {
-			p.Finalizers = nil
-		}
-		if p.DeletionTimestamp == nil {
-			now := s.Now
-			p.DeletionTimestamp = ptrTime(now)
+		for _, p := range named(d.Pod) {
+			if d.RemoveFinalizer {
+				p.Finalizers = nil
+			}
+			if p.DeletionTimestamp == nil {
+				p.DeletionTimestamp = ptrTime(s.Now)
+			}
 		}
 	}
 	for _, r := range plan.FinalizerRemovals {
-		byUID[r.Pod.UID].Finalizers = nil
+		for _, p := range named(r.Pod) {
+			p.Finalizers = nil
+		}
 	}
 	if plan.InterimStatus != nil {
 		next.Job.Status = *plan.InterimStatus.DeepCopy()
@@ -207,7 +238,7 @@ func applyForTest(s jobsync.Snapshot, plan jobsync.Plan) jobsync.Snapshot {
 	}
 	var pods []*corev1.Pod
 	for _, p := range next.Pods {
-		if p.DeletionTimestamp != nil && len(p.Finalizers) == 0 {
+		if p != nil && p.DeletionTimestamp != nil && len(p.Finalizers) == 0 {
 			continue
 		}
 		pods = append(pods, p)
@@ -231,6 +262,6 @@ func deepCopySnapshot(s jobsync.Snapshot) jobsync.Snapshot {
 	for i, p := range s.Pods {
 		c.Pods[i] = p.DeepCopy()
 	}
-	c.Expectations.FinalizerRemovals = append([]types.UID(nil), s.Expectations.FinalizerRemovals...)
+	// Expectations is a value: its set of finalizer removals is immutable.
 	return c
 }

@@ -20,8 +20,8 @@ import (
 //     is uncounted or terminating, and write that (Status).
 //
 // needsWrite says the status already differs from the Job's in ways that
-// must be written.
-func (x *syncState) track(needsWrite bool) {
+// must be written. It fails only when a counter would pass int32.
+func (x *syncState) track(needsWrite bool) error {
 	st := x.st
 	uncounted := st.UncountedTerminatedPods
 	var stillTracked map[types.UID]bool
@@ -34,7 +34,9 @@ func (x *syncState) track(needsWrite bool) {
 		}
 	}
 	// Pods recorded earlier whose finalizer is gone (or going) are counted now.
-	if moveCounted(st, stillTracked) {
+	if moved, err := moveCounted(st, stillTracked); err != nil {
+		return err
+	} else if moved {
 		needsWrite = true
 	}
 
@@ -58,8 +60,10 @@ func (x *syncState) track(needsWrite bool) {
 			}
 		} else if x.isFailed(p) || (x.finished != nil && x.finished.Type != batchv1.JobSuccessCriteriaMet) {
 			// Once the Job is failing, every pod not yet terminated counts as failed.
-			_, validIx := x.validIndex(p)
-			if !x.uncountedFailed[p.UID] && (!x.indexed || validIx) {
+			// The index is read only for Indexed Jobs: a work-queue Job
+			// has no completions to check it against, and its pods may
+			// carry the annotation from their template.
+			if !x.uncountedFailed[p.UID] && (!x.indexed || x.hasValidIndex(p)) {
 				if x.job.Spec.PodFailurePolicy == nil || matchFailurePolicy(x.job.Spec.PodFailurePolicy, p).counts() {
 					uncounted.Failed = append(uncounted.Failed, p.UID)
 					needsWrite = true
@@ -121,7 +125,9 @@ func (x *syncState) track(needsWrite bool) {
 		}
 		x.plan.Expectations = x.plan.Expectations.ExpectFinalizerRemovals(uids...)
 	}
-	if moveCounted(st, stillTracked) {
+	if moved, err := moveCounted(st, stillTracked); err != nil {
+		return err
+	} else if moved {
 		needsWrite = true
 	}
 
@@ -136,6 +142,7 @@ func (x *syncState) track(needsWrite bool) {
 			x.plan.Expectations.JobFinished = true
 		}
 	}
+	return nil
 }
 
 // releaseCandidates returns the tracked pods whose finalizer may go now, in
@@ -198,20 +205,30 @@ func (x *syncState) releaseReason(p *corev1.Pod) string {
 
 // moveCounted moves the UIDs of uncountedTerminatedPods that are not in
 // stillTracked into the succeeded and failed counters. It reports whether
-// anything moved.
-func moveCounted(st *batchv1.JobStatus, stillTracked map[types.UID]bool) bool {
+// anything moved. A UID listed twice is counted twice, as upstream counts
+// it. A counter that would pass int32 is an InputError (upstream wraps it
+// around; conformance/DEVIATIONS.md D1), and st is then left half moved.
+func moveCounted(st *batchv1.JobStatus, stillTracked map[types.UID]bool) (bool, error) {
 	u := st.UncountedTerminatedPods
 	keepS, movedS := partitionUIDs(u.Succeeded, stillTracked)
 	keepF, movedF := partitionUIDs(u.Failed, stillTracked)
 	if movedS > 0 {
-		st.Succeeded += int32(movedS)
+		n, err := addCounts("job.status.succeeded", int(st.Succeeded), movedS)
+		if err != nil {
+			return false, err
+		}
+		st.Succeeded = n
 		u.Succeeded = keepS
 	}
 	if movedF > 0 {
-		st.Failed += int32(movedF)
+		n, err := addCounts("job.status.failed", int(st.Failed), movedF)
+		if err != nil {
+			return false, err
+		}
+		st.Failed = n
 		u.Failed = keepF
 	}
-	return movedS > 0 || movedF > 0
+	return movedS > 0 || movedF > 0, nil
 }
 
 // partitionUIDs returns the uids that are in keep, in their order (nil when

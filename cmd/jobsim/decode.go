@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -14,6 +13,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	"sigs.k8s.io/yaml"
 )
 
@@ -46,11 +46,13 @@ func errorAt(at source, format string, args ...any) error {
 	return &inputError{at: at, msg: fmt.Sprintf(format, args...)}
 }
 
-// object is one Job or Pod read from the input.
+// object is one Job, Pod, Workload or PodGroup read from the input.
 type object struct {
-	at  source
-	job *batchv1.Job
-	pod *corev1.Pod
+	at       source
+	job      *batchv1.Job
+	pod      *corev1.Pod
+	workload *schedulingv1alpha2.Workload
+	podGroup *schedulingv1alpha2.PodGroup
 }
 
 // typeMeta is read first to dispatch on kind before the strict decode.
@@ -98,37 +100,47 @@ type document struct {
 
 // splitDocuments cuts a file at its "---" separator lines. sigs.k8s.io/yaml
 // reads one document only and reports lines relative to it, so keeping the
-// offset here is what lets errors name the line of the file.
+// offset here is what lets errors name the line of the file. Documents are
+// slices of data, whatever the length of their lines: nothing is dropped.
 func splitDocuments(data []byte) []document {
 	var docs []document
-	var cur bytes.Buffer
-	start := 1
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
+	start, startLine := 0, 1
 	n := 0
-	for sc.Scan() {
+	for off := 0; off < len(data); {
 		n++
-		line := strings.TrimRight(sc.Text(), "\r") // files saved on Windows
-		if line == "---" || strings.HasPrefix(line, "--- ") || strings.HasPrefix(line, "---\t") {
-			docs = append(docs, document{text: bytes.Clone(cur.Bytes()), line: start})
-			cur.Reset()
-			start = n + 1
-			continue
+		end := len(data)
+		next := len(data)
+		if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
+			end, next = off+i, off+i+1
 		}
-		cur.WriteString(sc.Text())
-		cur.WriteByte('\n')
+		line := bytes.TrimSuffix(data[off:end], []byte("\r")) // files saved on Windows
+		if isSeparator(line) {
+			docs = append(docs, document{text: data[start:off], line: startLine})
+			start, startLine = next, n+1
+		}
+		off = next
 	}
-	return append(docs, document{text: cur.Bytes(), line: start})
+	return append(docs, document{text: data[start:], line: startLine})
+}
+
+// isSeparator reports whether a line separates two YAML documents: "---"
+// alone or followed by a blank and anything (a comment).
+func isSeparator(line []byte) bool {
+	rest, ok := bytes.CutPrefix(line, []byte("---"))
+	return ok && (len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t')
 }
 
 // firstContentLine skips the blank and comment lines at the start of a
-// document, so that an object's line is the line of its first key.
+// document, so that an object's line is the line of its first key. It reads
+// only as far as that line.
 func firstContentLine(doc document) int {
-	for i, l := range strings.Split(string(doc.text), "\n") {
-		t := strings.TrimSpace(l)
-		if t != "" && !strings.HasPrefix(t, "#") {
+	text := doc.text
+	for i := 0; len(text) > 0; i++ {
+		l, rest, _ := bytes.Cut(text, []byte("\n"))
+		if t := bytes.TrimSpace(l); len(t) > 0 && t[0] != '#' {
 			return doc.line + i
 		}
+		text = rest
 	}
 	return doc.line
 }
@@ -183,7 +195,7 @@ func decodeObject(at source, doc document, js []byte) ([]object, error) {
 	switch {
 	case tm.Kind == "":
 		return nil, errorAt(at, "missing field kind: want Job, Pod or List")
-	case tm.Kind == "List" || tm.Kind == "JobList" || tm.Kind == "PodList":
+	case tm.Kind == "List" || tm.Kind == "JobList" || tm.Kind == "PodList" || tm.Kind == "WorkloadList" || tm.Kind == "PodGroupList":
 		return decodeList(at, doc, js)
 	case tm.Kind == "Job":
 		if tm.APIVersion != "batch/v1" {
@@ -203,8 +215,24 @@ func decodeObject(at source, doc document, js []byte) ([]object, error) {
 			return nil, decodeError(at, doc, "Pod", err)
 		}
 		return []object{{at: at, pod: pod}}, nil
+	case tm.Kind == "Workload" || tm.Kind == "PodGroup":
+		if tm.APIVersion != schedulingv1alpha2.SchemeGroupVersion.String() {
+			return nil, errorAt(at, "%s has apiVersion %q: want %s", tm.Kind, tm.APIVersion, schedulingv1alpha2.SchemeGroupVersion)
+		}
+		if tm.Kind == "Workload" {
+			wl := &schedulingv1alpha2.Workload{}
+			if err := strictDecode(js, wl); err != nil {
+				return nil, decodeError(at, doc, "Workload", err)
+			}
+			return []object{{at: at, workload: wl}}, nil
+		}
+		pg := &schedulingv1alpha2.PodGroup{}
+		if err := strictDecode(js, pg); err != nil {
+			return nil, decodeError(at, doc, "PodGroup", err)
+		}
+		return []object{{at: at, podGroup: pg}}, nil
 	default:
-		return nil, errorAt(at, "unknown kind %q: jobsim reads Job (batch/v1), Pod (v1) and List", tm.Kind)
+		return nil, errorAt(at, "unknown kind %q: jobsim reads Job (batch/v1), Pod (v1), Workload and PodGroup (scheduling.k8s.io/v1alpha2) and List", tm.Kind)
 	}
 }
 
@@ -215,7 +243,7 @@ func decodeList(at source, doc document, js []byte) ([]object, error) {
 	if err := json.Unmarshal(js, &list); err != nil {
 		return nil, errorAt(at, "List: %s", cleanJSONError(err))
 	}
-	lines := listItemLines(doc, len(list.Items))
+	lines := sequenceItemLines(doc, "items", len(list.Items))
 	var out []object
 	for i, item := range list.Items {
 		itemAt := source{file: at.file, line: lines[i], item: i}
@@ -231,22 +259,23 @@ func decodeList(at source, doc document, js []byte) ([]object, error) {
 	return out, nil
 }
 
-// listItemLines finds the line of each item of a List as kubectl prints it
-// ("items:" at the left margin, each item starting with "- " at one
-// indentation). When the layout is anything else, every item gets the line
-// of the List itself: less precise, never wrong.
-func listItemLines(doc document, n int) []int {
-	lines := make([]int, n)
-	for i := range lines {
-		lines[i] = firstContentLine(doc)
-	}
+// sequenceItemLines finds the line of each of the n items of the sequence
+// under key as kubectl prints a List's items ("items:" at the left margin,
+// each item starting with "- " at one indentation). When the layout is
+// anything else, every item gets the line of the document itself: less
+// precise, never wrong.
+func sequenceItemLines(doc document, key string, n int) []int {
 	var found []int
 	inItems := false
 	prefix := ""
-	for i, l := range strings.Split(string(doc.text), "\n") {
+	text := doc.text
+	for i := 0; len(text) > 0; i++ {
+		lb, rest, _ := bytes.Cut(text, []byte("\n"))
+		text = rest
+		l := string(lb)
 		switch {
 		case !inItems:
-			inItems = strings.TrimRight(l, " ") == "items:"
+			inItems = strings.TrimRight(l, " ") == key+":"
 		case prefix == "":
 			t := strings.TrimLeft(l, " ")
 			if strings.HasPrefix(t, "- ") || t == "-" {
@@ -264,6 +293,11 @@ func listItemLines(doc document, n int) []int {
 	}
 	if len(found) == n {
 		return found
+	}
+	lines := make([]int, n)
+	first := firstContentLine(doc)
+	for i := range lines {
+		lines[i] = first
 	}
 	return lines
 }

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -17,7 +21,7 @@ func TestListItemLines(t *testing.T) {
 		{"indented", "apiVersion: v1\nitems:\n  - kind: Pod\n    spec:\n      containers:\n      - name: a\n  - kind: Pod\nkind: List\n", []int{3, 7}},
 		{"flow", "apiVersion: v1\nitems: [{kind: Pod}, {kind: Pod}]\nkind: List\n", []int{1, 1}},
 	} {
-		if got := listItemLines(document{text: []byte(c.text), line: 1}, len(c.want)); !slices.Equal(got, c.want) {
+		if got := sequenceItemLines(document{text: []byte(c.text), line: 1}, "items", len(c.want)); !slices.Equal(got, c.want) {
 			t.Errorf("%s: lines %v, want %v", c.name, got, c.want)
 		}
 	}
@@ -33,4 +37,76 @@ func TestSplitDocuments(t *testing.T) {
 	if want := []int{1, 3, 5, 7}; !slices.Equal(got, want) {
 		t.Errorf("documents start on lines %v, want %v", got, want)
 	}
+}
+
+// A line longer than any buffer (here 17 MiB, a comment) neither ends the
+// file early nor is skipped in silence: every document after it is read.
+func TestSplitDocumentsLongLine(t *testing.T) {
+	long := "# " + strings.Repeat("x", 17<<20) + "\n"
+	data := []byte("apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: a\n---\n" + long +
+		"---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n")
+	objs, docs, err := decodeFile("long.yaml", data)
+	if err != nil {
+		t.Fatalf("decodeFile: %v", err)
+	}
+	if docs != 2 || len(objs) != 2 || objs[1].pod == nil || objs[1].pod.Name != "p" || objs[1].at.line != 8 {
+		t.Fatalf("want the Job and pod p at line 8 after the long line, got %d documents: %+v", docs, objs)
+	}
+}
+
+// Reading a List takes memory in proportion to its size: four times the
+// pods, about four times the bytes allocated (finding each item's line by
+// re-reading the whole List made it sixteen).
+func TestDecodeListMemoryIsLinear(t *testing.T) {
+	perByte := func(pods int) float64 {
+		data := podList(pods)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		objs, _, err := decodeFile("list.yaml", data)
+		runtime.ReadMemStats(&after)
+		if err != nil || len(objs) != pods {
+			t.Fatalf("decodeFile: %d objects, %v", len(objs), err)
+		}
+		if objs[pods-1].at.line != 2+(pods-1)*podListItemLines+1 {
+			t.Fatalf("last item at line %d, want %d", objs[pods-1].at.line, 2+(pods-1)*podListItemLines+1)
+		}
+		return float64(after.TotalAlloc-before.TotalAlloc) / float64(len(data))
+	}
+	small, large := perByte(1000), perByte(4000)
+	if large > 1.5*small {
+		t.Errorf("%.0f bytes allocated per input byte for 4000 pods, %.0f for 1000: not linear", large, small)
+	}
+}
+
+// podListItemLines is the number of lines of one item of podList.
+const podListItemLines = 17
+
+// podList is a List of n pods in kubectl's layout, as
+// `kubectl get pods -o yaml` prints them for a Job.
+func podList(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString("apiVersion: v1\nitems:\n")
+	for i := range n {
+		fmt.Fprintf(&b, `- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: pi-%d
+    namespace: default
+    uid: 00000000-0000-0000-0000-%012d
+    labels:
+      batch.kubernetes.io/controller-uid: 6f9c1e52-0000-0000-0000-000000000000
+      batch.kubernetes.io/job-name: pi
+    finalizers:
+    - batch.kubernetes.io/job-tracking
+  spec:
+    containers:
+    - name: pi
+      image: perl:5.34.0
+  status:
+    phase: Running
+`, i, i)
+	}
+	b.WriteString("kind: List\nmetadata:\n  resourceVersion: \"\"\n")
+	return b.Bytes()
 }

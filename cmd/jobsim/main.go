@@ -70,10 +70,10 @@ func report(err error, stderr io.Writer) int {
 	case err == nil, errors.Is(err, errHelp):
 		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "jobsim: %v\nRun 'jobsim help' for usage.\n", err)
+		fmt.Fprintf(stderr, "jobsim: %s\nRun 'jobsim help' for usage.\n", printable(err.Error()))
 		return exitUsage
 	default:
-		fmt.Fprintf(stderr, "jobsim: %v\n", err)
+		fmt.Fprintf(stderr, "jobsim: %s\n", printable(err.Error()))
 		return exitFailure
 	}
 }

@@ -30,6 +30,8 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	maxSyncs := fs.Int("max-syncs", jobsynctest.DefaultMaxSyncs, "stop after this many controller syncs")
 	fs.Var(&format, "o", "output format: text, yaml or json (yaml and json hold every step and plan)")
 	verbose := fs.Bool("v", false, "show every step, also the syncs that changed nothing")
+	summary := fs.Bool("summary", false, "print the summary only, without the timeline; no steps or pods are kept\n(for Jobs of many pods; with -o yaml or json, the result without them)")
+	workloads := fs.Bool("workload-with-job", false, "turn on the WorkloadWithJob feature gate (alpha in v1.36, off by default):\na qualifying Indexed Job gets a Workload and a PodGroup before any pod")
 	check := fs.Bool("check", false, "check jobsynctest's invariants at every step (API status validation,\nwrite-ahead, parallelism, counts...); a violation makes jobsim exit 1")
 	if err := fs.parse(args); err != nil {
 		return err
@@ -40,6 +42,9 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	start, err := time.Parse(time.RFC3339, *startFlag)
 	if err != nil {
 		return usageErrorf("run: --start %q is not an RFC 3339 time such as 2026-01-02T15:04:05Z", *startFlag)
+	}
+	if start.IsZero() {
+		return usageErrorf("run: --start %q is the zero time, which the simulator reads as unset; give a real time", *startFlag)
 	}
 	faults, err := parseFaults(*faultsFlag)
 	if err != nil {
@@ -66,13 +71,14 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		}
 	}
 	faults.JobChanges = script.JobChanges
-	cfg := jobsynctest.Config{Start: start, Seed: *seed, Script: script.Script, Faults: faults, MaxSyncs: *maxSyncs, Check: *check}
+	cfg := jobsynctest.Config{Start: start, Seed: *seed, Script: script.Script, Faults: faults, MaxSyncs: *maxSyncs, Check: *check, DiscardSteps: *summary, DiscardPods: *summary,
+		Options: jobsync.Options{WorkloadWithJob: *workloads}}
 	cluster, err := jobsynctest.NewCluster(job, cfg)
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
 	res, runErr := cluster.Run()
-	out := runReport{file: files[0], script: scriptPath, cfg: cfg, faultsText: *faultsFlag, verbose: *verbose, afresh: afresh, res: res}
+	out := runReport{file: files[0], script: scriptPath, cfg: cfg, faultsText: *faultsFlag, verbose: *verbose, afresh: afresh, res: res, summary: *summary}
 	if err := printRun(stdout, format, out); err != nil {
 		return err
 	}
@@ -177,7 +183,7 @@ func parseFaults(s string) (jobsynctest.Faults, error) {
 			continue
 		}
 		p, err := strconv.ParseFloat(v, 64)
-		if err != nil || p < 0 || p > 1 {
+		if err != nil || !(p >= 0 && p <= 1) { // NaN is neither
 			return f, fmt.Errorf("%s=%s: want a probability between 0 and 1", k, v)
 		}
 		switch k {

@@ -41,5 +41,11 @@ func readScript(path string) (scriptFile, error) {
 	if err := strictDecode(js, &s); err != nil {
 		return s, decodeError(source{file: path, line: firstContentLine(docs[0]), item: -1}, docs[0], "script", err)
 	}
+	lines := sequenceItemLines(docs[0], "jobChanges", len(s.JobChanges))
+	for i, c := range s.JobChanges {
+		if err := c.Validate(); err != nil {
+			return s, errorAt(source{file: path, line: lines[i], item: -1}, "jobChanges[%d]: %v", i, err)
+		}
+	}
 	return s, nil
 }

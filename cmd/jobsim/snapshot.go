@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -18,6 +20,26 @@ import (
 type planInput struct {
 	job  *batchv1.Job
 	pods []*corev1.Pod
+	// workloads and podGroups are the scheduling objects given, read with
+	// --workload-with-job.
+	workloads []*schedulingv1alpha2.Workload
+	podGroups []*schedulingv1alpha2.PodGroup
+	// jobAt and podsAt say where the Job and each pod were read.
+	jobAt  source
+	podsAt []source
+}
+
+// sourceOf locates an error of Reconcile: an *jobsync.InputError on
+// "pods[i]..." is the i-th pod's, any other the Job's.
+func (in planInput) sourceOf(err error) source {
+	var ie *jobsync.InputError
+	if errors.As(err, &ie) {
+		var i int
+		if _, scanErr := fmt.Sscanf(ie.Field, "pods[%d]", &i); scanErr == nil && i >= 0 && i < len(in.podsAt) {
+			return in.podsAt[i]
+		}
+	}
+	return in.jobAt
 }
 
 // assemblePlanInput finds the one Job among the objects and checks that
@@ -36,6 +58,7 @@ func assemblePlanInput(objs []object) (planInput, error) {
 		}
 		in.job, jobAt = o.job, o.at
 	}
+	in.jobAt = jobAt
 	if in.job == nil {
 		return in, fmt.Errorf("no Job in the input: give the output of 'kubectl get job NAME -o yaml' with -f")
 	}
@@ -45,6 +68,12 @@ func assemblePlanInput(objs []object) (planInput, error) {
 	}
 	names := map[string]source{}
 	for _, o := range objs {
+		if o.workload != nil {
+			in.workloads = append(in.workloads, o.workload)
+		}
+		if o.podGroup != nil {
+			in.podGroups = append(in.podGroups, o.podGroup)
+		}
 		if o.pod == nil {
 			continue
 		}
@@ -57,6 +86,7 @@ func assemblePlanInput(objs []object) (planInput, error) {
 		}
 		names[p.Name] = o.at
 		in.pods = append(in.pods, p)
+		in.podsAt = append(in.podsAt, o.at)
 	}
 	// Default changes nothing on a Job read from the API server; it fills in
 	// what a hand-edited copy may have dropped (suspend, completionMode...).

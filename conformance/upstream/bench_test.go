@@ -1,7 +1,7 @@
 package upstream
 
 // Benchmarks of upstream's syncJob beside jobsync.Reconcile, on the
-// snapshots of internal/benchsnap, in one run on one machine:
+// snapshots of internal/testsupport/benchsnap, in one run on one machine:
 //
 //	BenchmarkUpstream/shape=Steady/mode=NonIndexed/n=10000
 //	BenchmarkOurs/shape=Steady/mode=NonIndexed/n=10000
@@ -48,7 +48,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/jobsync/jobsync/internal/benchsnap"
+	"github.com/jobsync/jobsync/internal/testsupport/benchsnap"
 	"github.com/jobsync/jobsync/jobsync"
 )
 

@@ -3,6 +3,7 @@ package jobsynctest
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -38,6 +39,10 @@ type Config struct {
 	// DiscardSteps keeps Result.Steps empty, for long runs where only the
 	// outcome matters.
 	DiscardSteps bool `json:"-"`
+	// DiscardPods keeps Result.Pods empty: copying every pod of a Job of a
+	// million pods into the result takes seconds and gigabytes, for runs
+	// that only want the outcome and the counts.
+	DiscardPods bool `json:"-"`
 }
 
 // DefaultStart is the clock reading used when Config.Start is zero.
@@ -197,6 +202,11 @@ func (d *jsonDuration) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return fmt.Errorf("duration %s: want a string such as \"30s\" or a number of seconds", data)
 	}
+	// time.Duration holds about 292 years; beyond, the conversion would
+	// wrap around to a negative duration.
+	if ns := f * float64(time.Second); !(ns > math.MinInt64 && ns < math.MaxInt64) {
+		return fmt.Errorf("duration %s: out of range (at most %d seconds either way)", data, int64(math.MaxInt64/time.Second))
+	}
 	*d = jsonDuration(time.Duration(f * float64(time.Second)))
 	return nil
 }
@@ -332,6 +342,10 @@ func (c JobChange) String() string {
 	}
 	return "no change"
 }
+
+// Validate reports a change that sets not exactly one field, a negative
+// parallelism or scale, or a negative time.
+func (c JobChange) Validate() error { return c.validate() }
 
 func (c JobChange) validate() error {
 	n := 0
