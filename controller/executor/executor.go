@@ -83,6 +83,7 @@ type Error struct {
 	Err error
 }
 
+// Error says which step failed and why.
 func (e *Error) Error() string {
 	return fmt.Sprintf("jobsync executor: %s: %v", e.Step, e.Err)
 }
