@@ -32,12 +32,16 @@ type fault struct {
 	// labelWriter patches the labels of our Job every period, so that the
 	// controller's status writes meet resourceVersion conflicts.
 	labelWriter time.Duration
+	// both puts the fault on upstream's Job too: the control run that
+	// shows what upstream's controller does under the same fault.
+	both bool
 }
 
 var faults = []fault{
 	{name: "restarts", restarts: []time.Duration{700 * time.Millisecond, 2 * time.Second, 3500 * time.Millisecond}},
 	{name: "writes20", failWrites: 0.2},
 	{name: "conflicts", labelWriter: 150 * time.Millisecond},
+	{name: "conflicts-both", labelWriter: 150 * time.Millisecond, both: true},
 }
 
 // TestFaults runs each scenario of the suite with each fault injected into
@@ -81,7 +85,7 @@ func TestFaults(t *testing.T) {
 						if prevAfter != nil {
 							prevAfter(e, r)
 						}
-						if r.ctl == ours {
+						if r.ctl == ours || f.both {
 							go writeLabels(ctx, e, r.name, f.labelWriter)
 						}
 					}
