@@ -39,9 +39,7 @@ const childEnv = "SCENARIOS_CHILD_CONTROLLER"
 type childSpec struct {
 	Kind   string
 	Host   string
-	CA     []byte
-	Cert   []byte
-	Key    []byte
+	TLS    rest.TLSClientConfig
 	Token  string
 	QPS    float32
 	Burst  int
@@ -51,6 +49,26 @@ type childSpec struct {
 // childResult is what the child writes when it stops.
 type childResult struct {
 	Calls map[string]int
+	// PeakRSS is the process's VmHWM in bytes. The parent cannot use the
+	// child's rusage: Linux folds the forking process's own peak into the
+	// child's ru_maxrss at exec.
+	PeakRSS int64
+}
+
+// peakRSS reads this process's high-water resident set (VmHWM).
+func peakRSS() int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb int64
+			fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb)
+			return kb * 1024
+		}
+	}
+	return 0
 }
 
 // maybeRunChild runs a controller child process when the test binary is
@@ -65,7 +83,7 @@ func maybeRunChild() {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		os.Exit(2)
 	}
-	cfg := &rest.Config{Host: cs.Host, BearerToken: cs.Token, TLSClientConfig: rest.TLSClientConfig{CAData: cs.CA, CertData: cs.Cert, KeyData: cs.Key}}
+	cfg := &rest.Config{Host: cs.Host, BearerToken: cs.Token, TLSClientConfig: cs.TLS}
 	c := &controller{kind: cs.Kind, calls: newAPICalls()}
 	c.cfg = c.calls.config(cfg, cs.QPS, cs.Burst)
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
@@ -78,7 +96,7 @@ func maybeRunChild() {
 	}
 	<-ctx.Done()
 	wait()
-	data, _ := json.Marshal(childResult{Calls: c.calls.snapshot()})
+	data, _ := json.Marshal(childResult{Calls: c.calls.snapshot(), PeakRSS: peakRSS()})
 	if err := os.WriteFile(cs.Output, data, 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		os.Exit(2)
@@ -133,7 +151,7 @@ func scaleOnce(t *testing.T, name, kind, mode string, n, p int32, qps float32, b
 	e := newEnv(t)
 	out := filepath.Join(t.TempDir(), "calls.json")
 	cfg := e.srv.Config
-	spec, _ := json.Marshal(childSpec{Kind: kind, Host: cfg.Host, CA: cfg.CAData, Cert: cfg.CertData, Key: cfg.KeyData, Token: cfg.BearerToken, QPS: qps, Burst: burst, Output: out})
+	spec, _ := json.Marshal(childSpec{Kind: kind, Host: cfg.Host, TLS: cfg.TLSClientConfig, Token: cfg.BearerToken, QPS: qps, Burst: burst, Output: out})
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"="+string(spec))
 	cmd.Stderr = os.Stderr
@@ -182,9 +200,6 @@ func scaleOnce(t *testing.T, name, kind, mode string, n, p int32, qps float32, b
 	if run.wall == 0 {
 		t.Errorf("%s: not finished within 45 minutes", name)
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		run.peakRSS = ru.Maxrss * 1024 // kilobytes on Linux
-	}
 	data, err := os.ReadFile(out)
 	if err != nil {
 		t.Errorf("%s: the controller process wrote no calls: %v", name, err)
@@ -193,7 +208,7 @@ func scaleOnce(t *testing.T, name, kind, mode string, n, p int32, qps float32, b
 		if err := json.Unmarshal(data, &res); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
-		run.calls = res.Calls
+		run.calls, run.peakRSS = res.Calls, res.PeakRSS
 	}
 	if !run.finishedOK {
 		t.Errorf("%s: ended %s", name, run.outcome)
