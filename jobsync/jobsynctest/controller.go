@@ -357,6 +357,7 @@ func (c *Cluster) sync() (StepRecord, error) {
 		return rec, nil
 	}
 	snap := jobsync.Snapshot{Job: c.view.job, Pods: c.view.list(), Now: c.now, Expectations: c.mem.exp, Backoff: c.mem.backoff}
+	c.listed += int64(len(snap.Pods))
 	plan, err := jobsync.Reconcile(snap, c.opts)
 	if err != nil {
 		if c.check != nil {
