@@ -60,6 +60,10 @@ type syncState struct {
 	delayedRemoval map[int]*corev1.Pod
 
 	newBackoff backoff.Record
+
+	// podGroup is the PodGroup the Job's new pods join (WorkloadWithJob),
+	// empty for default scheduling.
+	podGroup string
 }
 
 // Reconcile decides one sync of s.Job as upstream's Job controller would
@@ -118,6 +122,10 @@ func Reconcile(s Snapshot, opts Options) (Plan, error) {
 	x.perIndex = x.indexed && job.Spec.BackoffLimitPerIndex != nil
 	if err := x.scan(s.Pods, s.Expectations); err != nil {
 		return Plan{}, err
+	}
+	if opts.WorkloadWithJob && gangCandidate(job) {
+		// Before any pod is managed, so that new pods can join the group.
+		x.ensureWorkload(s.Workloads, s.PodGroups)
 	}
 	var err error
 	satisfied := s.Expectations.Satisfied(s.Now, opts.ExpectationsTimeout)

@@ -17,6 +17,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 
 	"github.com/jobsync/jobsync/backoff"
 	"github.com/jobsync/jobsync/expectations"
@@ -40,10 +41,21 @@ type Case struct {
 // Gates are the feature gates upstream must run with so that it agrees with
 // c.Options (only those that differ from their v1.36 defaults).
 func (c Case) Gates() map[string]bool {
-	if c.Options.KeepStartTimeOnSuspend {
-		return map[string]bool{"MutableSchedulingDirectivesForSuspendedJobs": false}
+	var gates map[string]bool
+	set := func(name string, on bool) {
+		if gates == nil {
+			gates = map[string]bool{}
+		}
+		gates[name] = on
 	}
-	return nil
+	if c.Options.KeepStartTimeOnSuspend {
+		set("MutableSchedulingDirectivesForSuspendedJobs", false)
+	}
+	if c.Options.WorkloadWithJob {
+		set("GenericWorkload", true)
+		set("WorkloadWithJob", true)
+	}
+	return gates
 }
 
 // Families lists the snapshot families, in the order reports show them.
@@ -51,7 +63,7 @@ var Families = []string{
 	"basic", "work-queue", "suspend", "deadline", "backoff", "finalizers",
 	"indexed", "elastic", "per-index-backoff", "success-policy",
 	"pod-failure-policy", "replacement-policy", "managed-by", "deleted-job", "mixed",
-	"owner-references", "ttl-after-finished",
+	"owner-references", "ttl-after-finished", "workload-with-job",
 }
 
 // baseFamilies are the families that build a Job from scratch, each about
@@ -79,6 +91,7 @@ func init() {
 		"mixed":              familyMixed,
 		"owner-references":   familyOwnerReferences,
 		"ttl-after-finished": familyTTLAfterFinished,
+		"workload-with-job":  familyWorkloadWithJob,
 	}
 }
 
@@ -107,6 +120,8 @@ func Generate(family string, seed uint64) (Case, error) {
 			Now:          g.now,
 			Expectations: g.exp,
 			Backoff:      g.backoffRecord(),
+			Workloads:    g.workloads,
+			PodGroups:    g.podGroups,
 		},
 		Options:  g.opts,
 		TTL:      g.ttlCase,
@@ -134,6 +149,9 @@ type G struct {
 	// ttlCase and ttlFresh: see Case.TTL and Case.TTLFresh.
 	ttlCase  bool
 	ttlFresh *batchv1.Job
+	// workloads and podGroups: the scheduling objects of the snapshot.
+	workloads []*schedulingv1alpha2.Workload
+	podGroups []*schedulingv1alpha2.PodGroup
 
 	h       *history
 	pending []*podPlan

@@ -231,9 +231,12 @@ func (w *World) changeJob(d Directive, out *lines) error {
 	j.Generation++
 	j.ResourceVersion = w.nextRV()
 	w.job = j
-	desc := fmt.Sprintf("suspend %t, parallelism %d", *j.Spec.Suspend, *j.Spec.Parallelism)
-	if j.Spec.Completions != nil {
-		desc += fmt.Sprintf(", completions %d", *j.Spec.Completions)
+	desc := fmt.Sprintf("suspend %t", *j.Spec.Suspend)
+	if d.Command == "scale" {
+		desc = fmt.Sprintf("parallelism %d", *j.Spec.Parallelism)
+		if j.Spec.Completions != nil {
+			desc += fmt.Sprintf(", completions %d", *j.Spec.Completions)
+		}
 	}
 	out.add("%s (the informer has not seen it yet)", desc)
 	return nil
