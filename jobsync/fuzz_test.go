@@ -3,56 +3,33 @@ package jobsync_test
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"pgregory.net/rapid"
 
+	"github.com/jobsync/jobsync/internal/testsupport/adversarial"
 	"github.com/jobsync/jobsync/jobsync"
 )
 
-// FuzzReconcile drives Reconcile with generated snapshots that the fuzzer
-// then mutates into bad ones: nil and negative fields, malformed indexes
-// and annotations, pods of other owners, duplicate UIDs, huge counters.
-// Reconcile must never panic, must answer the same snapshot the same way,
-// and a plan applied then reconciled again must not count a pod twice.
+// FuzzReconcile drives Reconcile with snapshots drawn by the fuzzer: half
+// from the adversarial generator (package adversarial), half generated as a
+// cluster would produce them and then mutated into bad ones (nil and
+// negative fields, malformed indexes and annotations, pods of other owners,
+// repeated UIDs, huge counters). Every one must keep Reconcile's contract
+// (checkReconcileContract): no panic or hang, input untouched, an
+// *InputError or a plan, the same plan whatever the pod order, no memory
+// shared with the snapshot, the plan's safety rules, and no pod released
+// twice once the plan is carried out.
 func FuzzReconcile(f *testing.F) {
 	f.Fuzz(rapid.MakeFuzz(func(t *rapid.T) {
-		s := genSnapshot(t)
-		mutateSnapshot(t, &s)
-		before := deepCopySnapshot(s)
-		plan, err := jobsync.Reconcile(s, jobsync.Options{})
-		if d := cmp.Diff(before, s); d != "" {
-			t.Fatalf("Reconcile modified its input:\n%s", d)
+		var s jobsync.Snapshot
+		if rapid.Bool().Draw(t, "adversarial") {
+			s = adversarial.Snapshot(t)
+		} else {
+			s = genSnapshot(t)
+			mutateSnapshot(t, &s)
 		}
-		again, err2 := jobsync.Reconcile(s, jobsync.Options{})
-		if (err == nil) != (err2 == nil) {
-			t.Fatalf("errors differ: %v / %v", err, err2)
-		}
-		if err != nil {
-			return
-		}
-		if d := cmp.Diff(plan, again); d != "" {
-			t.Fatalf("not deterministic:\n%s", d)
-		}
-		if plan.Skipped != "" {
-			return
-		}
-		next := applyForTest(s, plan)
-		plan2, err := jobsync.Reconcile(next, jobsync.Options{})
-		if err != nil {
-			return // e.g. counters pushed past int32 by the first plan
-		}
-		released := map[types.UID]bool{}
-		for _, r := range plan.FinalizerRemovals {
-			released[r.Pod.UID] = true
-		}
-		for _, r := range plan2.FinalizerRemovals {
-			if released[r.Pod.UID] {
-				t.Fatalf("finalizer of %s removed twice", r.Pod.UID)
-			}
-		}
+		checkReconcileContract(t, s)
 	}))
 }
 

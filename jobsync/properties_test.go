@@ -263,5 +263,9 @@ func deepCopySnapshot(s jobsync.Snapshot) jobsync.Snapshot {
 		c.Pods[i] = p.DeepCopy()
 	}
 	c.Expectations.FinalizerRemovals = append([]types.UID(nil), s.Expectations.FinalizerRemovals...)
+	if t := s.Backoff.LastFailureTime; t != nil {
+		last := *t
+		c.Backoff.LastFailureTime = &last
+	}
 	return c
 }
