@@ -312,8 +312,8 @@ func drawPod(t *rapid.T, job *batchv1.Job, i int, now time.Time) *corev1.Pod {
 	drawContainerStatus(t, p)
 	if rapid.IntRange(0, 4).Draw(t, "podConditions") == 0 {
 		p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{
-			Type:   rapid.SampledFrom([]corev1.PodConditionType{corev1.PodReady, corev1.DisruptionTarget, corev1.PodReady}).Draw(t, "podConditionType"),
-			Status: rapid.SampledFrom([]corev1.ConditionStatus{corev1.ConditionTrue, corev1.ConditionFalse, "Bogus"}).Draw(t, "podConditionStatus"),
+			Type:               rapid.SampledFrom([]corev1.PodConditionType{corev1.PodReady, corev1.DisruptionTarget, corev1.PodReady}).Draw(t, "podConditionType"),
+			Status:             rapid.SampledFrom([]corev1.ConditionStatus{corev1.ConditionTrue, corev1.ConditionFalse, "Bogus"}).Draw(t, "podConditionStatus"),
 			LastTransitionTime: metav1.NewTime(drawTime(t, "podConditionTime")),
 		})
 	}
