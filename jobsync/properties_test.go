@@ -258,11 +258,13 @@ func deepCopySnapshot(s jobsync.Snapshot) jobsync.Snapshot {
 	if s.Job != nil {
 		c.Job = s.Job.DeepCopy()
 	}
-	c.Pods = make([]*corev1.Pod, len(s.Pods))
-	for i, p := range s.Pods {
-		c.Pods[i] = p.DeepCopy()
+	if s.Pods != nil {
+		c.Pods = make([]*corev1.Pod, len(s.Pods))
+		for i, p := range s.Pods {
+			c.Pods[i] = p.DeepCopy()
+		}
 	}
-	c.Expectations.FinalizerRemovals = append([]types.UID(nil), s.Expectations.FinalizerRemovals...)
+	c.Expectations.FinalizerRemovals = slices.Clone(s.Expectations.FinalizerRemovals)
 	if t := s.Backoff.LastFailureTime; t != nil {
 		last := *t
 		c.Backoff.LastFailureTime = &last
