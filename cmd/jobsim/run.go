@@ -23,12 +23,14 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	var files fileList
 	format := outputFormat("text")
 	fs.Var(&files, "f", "the Job manifest (- for standard input)")
+	fs.Var(&files, "filename", "the same as -f, as kubectl spells it")
 	scriptFlag := fs.String("script", "", "a script: what each pod or index does, and changes to the Job\n(default: FILE.script.yaml next to the Job's FILE.yaml when there is one; 'none' for none)")
 	seed := fs.Int64("seed", 1, "the seed of every random choice: pod names, pods the script leaves open, faults")
 	faultsFlag := fs.String("faults", "", "faults to inject, comma-separated: apiError=P, crash=P, staleView=P,\npodDeletion=P (probabilities in [0,1]) and maxLag=DURATION")
 	startFlag := fs.String("start", jobsynctest.DefaultStart.Format(time.RFC3339), "the simulated clock at the Job's creation (RFC 3339)")
 	maxSyncs := fs.Int("max-syncs", jobsynctest.DefaultMaxSyncs, "stop after this many controller syncs")
 	fs.Var(&format, "o", "output format: text, yaml or json (yaml and json hold every step and plan)")
+	fs.Var(&format, "output", "the same as -o, as kubectl spells it")
 	verbose := fs.Bool("v", false, "show every step, also the syncs that changed nothing")
 	check := fs.Bool("check", false, "check jobsynctest's invariants at every step (API status validation,\nwrite-ahead, parallelism, counts...); a violation makes jobsim exit 1")
 	if err := fs.parse(args); err != nil {
