@@ -10,7 +10,6 @@
 package expectations
 
 import (
-	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -32,10 +31,11 @@ type Expectations struct {
 	// (not adds to) both counts whenever a sync creates or deletes pods, and
 	// the pair expires DefaultTimeout after that moment.
 	SetAt time.Time `json:"setAt,omitempty"`
-	// FinalizerRemovals lists the UIDs of pods whose tracking finalizer the controller removed (or asked
-	// to remove) and has not yet seen gone. These never expire. Plans keep
-	// the list sorted and free of duplicates; callers may hand in any order.
-	FinalizerRemovals []types.UID `json:"finalizerRemovals,omitempty"`
+	// FinalizerRemovals holds the UIDs of pods whose tracking finalizer the
+	// controller removed (or asked to remove) and has not yet seen gone.
+	// These never expire. It is a persistent set: observing one removal
+	// takes O(log n) and leaves every earlier Expectations value as it was.
+	FinalizerRemovals UIDSet `json:"finalizerRemovals,omitzero"`
 	// JobFinished is set once a plan wrote a terminal condition (Complete or
 	// Failed). Until a snapshot shows the Job finished, syncs are skipped, so
 	// that a lagging view of the Job does not finish it twice.
@@ -84,37 +84,22 @@ func (e Expectations) DeletionObserved() Expectations {
 // ExpectFinalizerRemovals adds uids to the finalizer removals still to be
 // observed.
 func (e Expectations) ExpectFinalizerRemovals(uids ...types.UID) Expectations {
-	if len(uids) == 0 {
-		return e
-	}
-	merged := make([]types.UID, 0, len(e.FinalizerRemovals)+len(uids))
-	merged = append(merged, e.FinalizerRemovals...)
-	merged = append(merged, uids...)
-	slices.Sort(merged)
-	e.FinalizerRemovals = slices.Compact(merged)
+	e.FinalizerRemovals = e.FinalizerRemovals.Add(uids...)
 	return e
 }
 
 // FinalizerRemovalObserved records that the pod with uid was seen without
 // its tracking finalizer (or deleted for good), or that the removal failed.
-// The list is a set, as upstream's is: a UID that a caller listed twice is
-// gone after one observation.
+// The pending removals are a set, as upstream's are: a UID expected twice is
+// gone after one observation. It takes O(log n) time in the removals
+// pending, and none when uid is not among them.
 func (e Expectations) FinalizerRemovalObserved(uid types.UID) Expectations {
-	if !slices.Contains(e.FinalizerRemovals, uid) {
-		return e
-	}
-	var rest []types.UID
-	for _, u := range e.FinalizerRemovals {
-		if u != uid {
-			rest = append(rest, u)
-		}
-	}
-	e.FinalizerRemovals = rest
+	e.FinalizerRemovals = e.FinalizerRemovals.Remove(uid)
 	return e
 }
 
 // ExpectsFinalizerRemoval reports whether uid is among the pending finalizer
 // removals.
 func (e Expectations) ExpectsFinalizerRemoval(uid types.UID) bool {
-	return slices.Contains(e.FinalizerRemovals, uid)
+	return e.FinalizerRemovals.Has(uid)
 }

@@ -1,7 +1,6 @@
 package expectations_test
 
 import (
-	"slices"
 	"testing"
 	"time"
 
@@ -47,7 +46,7 @@ func TestSatisfied(t *testing.T) {
 		{"creations over-observed but a deletion pending", expectations.Expectations{Creations: -1, Deletions: 1, SetAt: t0}, t0, false},
 		{"pending with a zero SetAt: long expired", expectations.Expectations{Creations: 1}, t0, true},
 		{"pending, SetAt after now (clock skew): waits", expectations.Expectations{Creations: 1, SetAt: at(time.Hour)}, t0, false},
-		{"finalizer removals pending do not hold back", expectations.Expectations{FinalizerRemovals: []types.UID{"a"}}, t0, true},
+		{"finalizer removals pending do not hold back", expectations.Expectations{FinalizerRemovals: expectations.NewUIDSet("a")}, t0, true},
 		{"JobFinished does not hold back pod management", expectations.Expectations{JobFinished: true}, t0, true},
 	}
 	for _, tc := range cases {
@@ -85,7 +84,7 @@ func TestSatisfiedCustomTimeout(t *testing.T) {
 // through untouched.
 func TestCounts(t *testing.T) {
 	keep := func(e expectations.Expectations) expectations.Expectations {
-		e.FinalizerRemovals = []types.UID{"u1"}
+		e.FinalizerRemovals = expectations.NewUIDSet("u1")
 		e.JobFinished = true
 		return e
 	}
@@ -120,7 +119,6 @@ func TestCounts(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			in := start
-			in.FinalizerRemovals = slices.Clone(start.FinalizerRemovals)
 			got := tc.op(in)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
@@ -168,22 +166,22 @@ func TestExpectFinalizerRemovals(t *testing.T) {
 		want []types.UID
 	}{
 		{"none to none", nil, nil, nil},
-		{"nothing added keeps the list as given", uids("b", "a", "b"), nil, uids("b", "a", "b")},
-		{"to an empty list, sorted", nil, uids("c", "a", "b"), uids("a", "b", "c")},
+		{"nothing added keeps the set", uids("b", "a", "b"), nil, uids("a", "b")},
+		{"to an empty set", nil, uids("c", "a", "b"), uids("a", "b", "c")},
 		{"duplicates among the added collapse", nil, uids("a", "a", "b", "a"), uids("a", "b")},
 		{"merged with the pending ones", uids("b", "d"), uids("c", "a"), uids("a", "b", "c", "d")},
 		{"adding a pending one again is a no-op", uids("a", "b"), uids("b"), uids("a", "b")},
-		{"a caller's unsorted list with duplicates is normalised on add", uids("d", "b", "d"), uids("a"), uids("a", "b", "d")},
 		{"the empty UID is a UID like any other", nil, uids("", "a"), uids("", "a")},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			e := expectations.Expectations{FinalizerRemovals: slices.Clone(tc.have)}
+			e := expectations.Expectations{FinalizerRemovals: expectations.NewUIDSet(tc.have...)}
+			before := e.FinalizerRemovals.Sorted()
 			got := e.ExpectFinalizerRemovals(tc.add...)
-			if diff := cmp.Diff(tc.want, got.FinalizerRemovals); diff != "" {
+			if diff := cmp.Diff(tc.want, got.FinalizerRemovals.Sorted()); diff != "" {
 				t.Errorf("FinalizerRemovals (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tc.have, e.FinalizerRemovals); diff != "" {
+			if diff := cmp.Diff(before, e.FinalizerRemovals.Sorted()); diff != "" {
 				t.Errorf("receiver modified (-before +after):\n%s", diff)
 			}
 			for _, u := range tc.add {
@@ -207,30 +205,33 @@ func TestFinalizerRemovalObserved(t *testing.T) {
 		{"the first", uids("a", "b", "c"), "a", uids("b", "c")},
 		{"the middle", uids("a", "b", "c"), "b", uids("a", "c")},
 		{"the last", uids("a", "b", "c"), "c", uids("a", "b")},
-		{"the only one leaves a nil list", uids("a"), "a", nil},
-		{"a caller's unsorted list keeps its order", uids("c", "a", "b"), "a", uids("c", "b")},
+		{"the only one leaves the empty set", uids("a"), "a", nil},
 		{"a UID listed twice by a caller is observed once and for all", uids("a", "b", "a"), "a", uids("b")},
 		{"a list of nothing but one duplicated UID empties", uids("x", "x", "x"), "x", nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			e := expectations.Expectations{FinalizerRemovals: slices.Clone(tc.have)}
+			e := expectations.Expectations{FinalizerRemovals: expectations.NewUIDSet(tc.have...)}
+			before := e.FinalizerRemovals.Sorted()
 			got := e.FinalizerRemovalObserved(tc.observed)
-			if diff := cmp.Diff(tc.want, got.FinalizerRemovals); diff != "" {
+			if diff := cmp.Diff(tc.want, got.FinalizerRemovals.Sorted()); diff != "" {
 				t.Errorf("FinalizerRemovals (-want +got):\n%s", diff)
 			}
 			if got.ExpectsFinalizerRemoval(tc.observed) {
 				t.Errorf("ExpectsFinalizerRemoval(%q) = true after observing it", tc.observed)
 			}
-			if diff := cmp.Diff(tc.have, e.FinalizerRemovals); diff != "" {
+			if diff := cmp.Diff(before, e.FinalizerRemovals.Sorted()); diff != "" {
 				t.Errorf("receiver modified (-before +after):\n%s", diff)
+			}
+			if len(tc.want) == 0 && !got.FinalizerRemovals.IsZero() {
+				t.Errorf("empty set is not the zero UIDSet: %#v", got.FinalizerRemovals)
 			}
 		})
 	}
 }
 
 func TestExpectsFinalizerRemoval(t *testing.T) {
-	e := expectations.Expectations{FinalizerRemovals: uids("b", "a")}
+	e := expectations.Expectations{FinalizerRemovals: expectations.NewUIDSet(uids("b", "a")...)}
 	for u, want := range map[types.UID]bool{"a": true, "b": true, "c": false, "": false} {
 		if got := e.ExpectsFinalizerRemoval(u); got != want {
 			t.Errorf("ExpectsFinalizerRemoval(%q) = %v, want %v", u, got, want)
@@ -245,19 +246,19 @@ func TestExpectsFinalizerRemoval(t *testing.T) {
 // method writes into a list another value still holds.
 func TestValueSemantics(t *testing.T) {
 	base := expectations.Expectations{}.ExpectFinalizerRemovals("a", "b", "c")
-	held := slices.Clone(base.FinalizerRemovals)
+	held := base.FinalizerRemovals.Sorted()
 
 	branch1 := base.FinalizerRemovalObserved("a")
 	branch2 := base.ExpectFinalizerRemovals("d")
 	branch3 := base.FinalizerRemovalObserved("c").ExpectFinalizerRemovals("0")
 
-	if diff := cmp.Diff(held, base.FinalizerRemovals); diff != "" {
+	if diff := cmp.Diff(held, base.FinalizerRemovals.Sorted()); diff != "" {
 		t.Fatalf("original changed (-before +after):\n%s", diff)
 	}
 	for name, c := range map[string]struct{ got, want []types.UID }{
-		"branch1": {branch1.FinalizerRemovals, uids("b", "c")},
-		"branch2": {branch2.FinalizerRemovals, uids("a", "b", "c", "d")},
-		"branch3": {branch3.FinalizerRemovals, uids("0", "a", "b")},
+		"branch1": {branch1.FinalizerRemovals.Sorted(), uids("b", "c")},
+		"branch2": {branch2.FinalizerRemovals.Sorted(), uids("a", "b", "c", "d")},
+		"branch3": {branch3.FinalizerRemovals.Sorted(), uids("0", "a", "b")},
 	} {
 		if diff := cmp.Diff(c.want, c.got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", name, diff)

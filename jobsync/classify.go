@@ -22,13 +22,17 @@ import (
 // into what the decisions need: the count of active pods (neither terminal
 // nor being deleted), of ready ones among them and of terminating ones
 // (being deleted but not terminal), and the list of pods that are terminal
-// or being deleted, which is all later steps look at in a steady state.
+// or being deleted (terminal ones only while they carry the tracking
+// finalizer, unless a pod failure policy may read them), which is all later
+// steps look at in a steady state.
 //
-// Ownership: a pod controlled by the Job is kept while the selector matches
-// it and released otherwise (unless the Job is being deleted); an orphan
-// that matches the selector, is not being deleted and lives in the Job's
-// namespace is adopted, unless the Job is being deleted, and is seen with
-// the tracking finalizer that adoption adds; any other pod is not the Job's.
+// Ownership: a pod controlled by the Job (see isJobRef) is kept while the
+// selector matches it and released otherwise (unless the Job is being
+// deleted); an orphan that matches the selector, is not being deleted and
+// lives in the Job's namespace is adopted, unless the Job is being deleted,
+// and is seen with the tracking finalizer that adoption adds unless an
+// owner reference already names the Job (see refersTo); any other pod is
+// not the Job's.
 //
 // A nil pod is an error. Two pods with one UID are an error where the UID
 // is used to count: among pods that are terminal or being deleted and carry
@@ -38,7 +42,7 @@ func (x *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) error
 	job := x.job
 	match := newLabelMatcher(job.Spec.Selector)
 	deleting := job.DeletionTimestamp != nil
-	x.expectedRemovals = uidSet(exp.FinalizerRemovals)
+	x.expectedRemovals = exp.FinalizerRemovals
 	x.uncountedSucceeded = uidSet(x.st.UncountedTerminatedPods.Succeeded)
 	x.uncountedFailed = uidSet(x.st.UncountedTerminatedPods.Failed)
 	if x.indexed {
@@ -46,6 +50,12 @@ func (x *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) error
 	}
 	x.pods = all // replaced by a filtered copy at the first pod not kept as it is
 	copied := false
+	// A terminal pod without the tracking finalizer (already counted) is
+	// read by no later step but failJobMessage, which upstream runs over
+	// every failed pod: such pods join x.done only under a pod failure
+	// policy. In a long Job they are most of the pods; leaving them out
+	// spares every later pass over x.done.
+	keepUntracked := job.Spec.PodFailurePolicy != nil
 	var foreign, orphaned int
 	// counted holds the positions in all of the pods whose UIDs count; they
 	// are checked for repeats after the loop, in one map of the right size.
@@ -63,7 +73,7 @@ func (x *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) error
 		switch {
 		case p.Namespace != job.Namespace:
 			foreign++
-		case ref != nil && ref.UID != job.UID:
+		case ref != nil && !isJobRef(ref, job):
 			foreign++
 		case ref != nil && match.matches(p.Labels):
 			keep = true
@@ -75,7 +85,7 @@ func (x *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) error
 			orphaned++
 		default:
 			x.plan.Adoptions = append(x.plan.Adoptions, adoption(job, p, x.opts.TrackingFinalizer))
-			if !hasFinalizer(p, x.opts.TrackingFinalizer) {
+			if !hasFinalizer(p, x.opts.TrackingFinalizer) && !refersTo(p, job) {
 				cp := p.DeepCopy()
 				cp.Finalizers = append(cp.Finalizers, x.opts.TrackingFinalizer)
 				p = cp
@@ -110,10 +120,14 @@ func (x *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) error
 		if !terminal {
 			x.terminating++
 		}
-		x.done = append(x.done, p)
 		if hasFinalizer(p, x.opts.TrackingFinalizer) {
 			counted = append(counted, i)
+		} else if terminal && !keepUntracked {
+			// Counted and released long ago: nothing but a FailJob rule
+			// reads it again (see keepUntracked).
+			continue
 		}
+		x.done = append(x.done, p)
 	}
 	if err := repeatedUID(all, counted); err != nil {
 		return err
@@ -144,6 +158,30 @@ func repeatedUID(all []*corev1.Pod, at []int) error {
 		first[uid] = i
 	}
 	return nil
+}
+
+// isJobRef reports whether a controller reference names the Job: its UID,
+// kind Job and the Job's name. Upstream lists a Job's pods from an informer
+// index keyed by the controller reference's kind, name and UID, so a pod
+// whose controller reference carries the Job's UID under another kind or
+// name is never listed: neither the Job's pod nor an orphan, it is left
+// alone.
+func isJobRef(ref *metav1.OwnerReference, job *batchv1.Job) bool {
+	return ref.UID == job.UID && ref.Kind == "Job" && ref.Name == job.Name
+}
+
+// refersTo reports whether any owner reference of the pod, controller or
+// not, carries the Job's UID. Upstream takes such a pod as one it did not
+// adopt in this sync, so the adoption's finalizer is not assumed on it:
+// an orphan with a non-controller reference to the Job is adopted, but
+// tracked only from the next sync.
+func refersTo(p *corev1.Pod, job *batchv1.Job) bool {
+	for i := range p.OwnerReferences {
+		if p.OwnerReferences[i].UID == job.UID {
+			return true
+		}
+	}
+	return false
 }
 
 // controllerOf returns the pod's controller owner reference (the first one
@@ -237,7 +275,7 @@ func uidSet(uids []types.UID) map[types.UID]bool {
 // controller: it carries the tracking finalizer and its removal is not
 // already under way.
 func (x *syncState) tracked(p *corev1.Pod) bool {
-	return hasFinalizer(p, x.opts.TrackingFinalizer) && !x.expectedRemovals[p.UID]
+	return hasFinalizer(p, x.opts.TrackingFinalizer) && !x.expectedRemovals.Has(p.UID)
 }
 
 // validIndex returns the pod's completion index when it is usable, below

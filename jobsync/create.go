@@ -61,6 +61,14 @@ func (x *syncState) newPod(ix int) *corev1.Pod {
 	if !hasFinalizer(pod, x.opts.TrackingFinalizer) {
 		pod.Finalizers = append(pod.Finalizers, x.opts.TrackingFinalizer)
 	}
+	if x.podGroup != "" {
+		// Upstream also puts an owner reference to the PodGroup on the
+		// template it creates pods from, but its pod factory copies no
+		// owner references from a template: the pods it creates carry the
+		// Job's controller reference only, and so do these.
+		name := x.podGroup
+		pod.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: &name}
+	}
 	if ix == indexes.Unknown {
 		return pod
 	}

@@ -74,12 +74,23 @@ func (x *syncState) failsIndex(p *corev1.Pod) bool {
 
 // computeDelayedRemovals finds, for each index that has not succeeded, has
 // not failed and has no active pod, the failed pod whose finalizer must stay
-// until a replacement is created carrying the index's failure count: the
-// one with the highest failure count, the latest finish breaking ties, and
-// then the last in upstream's listing (which takes the last one it meets):
-// an adopted pod, then name and UID.
+// until a replacement is created carrying the index's failure count.
+//
+// Upstream folds over the index's failed pods in its listing order, the
+// pod at hand replacing the current choice when its failure count is not
+// lower and its finish time not earlier. That is not a total order: when an
+// earlier-finished pod has the higher count (a deleting pod counted as
+// failed finishes at its Ready=False transition, say), the result depends
+// on the order. The fold is made here over the canonical listing order
+// (the Job's own pods before adopted ones, then creation time, name and
+// UID), the order in which the conformance module hands pods to upstream.
 func (x *syncState) computeDelayedRemovals() {
 	x.delayedRemoval = make(map[int]*corev1.Pod)
+	type candidate struct {
+		ix int
+		p  *corev1.Pod
+	}
+	var cands []candidate
 	for _, p := range x.done {
 		if !x.tracked(p) || !x.isFailed(p) {
 			continue
@@ -88,30 +99,29 @@ func (x *syncState) computeDelayedRemovals() {
 		if !ok || x.succeededIndexes.Has(ix) || x.failedIndexes.Has(ix) || x.activeIndexes.has(ix) {
 			continue
 		}
-		if cur, seen := x.delayedRemoval[ix]; !seen || laterFailure(p, cur) {
-			x.delayedRemoval[ix] = p
+		cands = append(cands, candidate{ix, p})
+	}
+	slices.SortFunc(cands, func(a, b candidate) int {
+		if c := cmp.Compare(a.ix, b.ix); c != 0 {
+			return c
+		}
+		if c := compareAdopted(isAdopted(a.p), isAdopted(b.p)); c != 0 {
+			return c
+		}
+		return compareByAge(a.p, b.p)
+	})
+	for _, c := range cands {
+		if cur, seen := x.delayedRemoval[c.ix]; !seen || replacesLastFailure(c.p, cur) {
+			x.delayedRemoval[c.ix] = c.p
 		}
 	}
 }
 
-// laterFailure reports whether failed pod p replaces cur as the last failure
-// of their index.
-func laterFailure(p, cur *corev1.Pod) bool {
-	cp, cc := absoluteFailureCount(p), absoluteFailureCount(cur)
-	if cp != cc {
-		return cp > cc
-	}
-	tp, tc := backoff.FinishTime(p), backoff.FinishTime(cur)
-	if !tp.Equal(tc) {
-		return tp.After(tc)
-	}
-	if ap, ac := isAdopted(p), isAdopted(cur); ap != ac {
-		return ap // upstream lists adopted pods after its own
-	}
-	if p.Name != cur.Name {
-		return p.Name > cur.Name
-	}
-	return p.UID > cur.UID
+// replacesLastFailure is upstream's step of the fold: failed pod p, met
+// after cur, becomes the index's last failure when its failure count is at
+// least cur's and it did not finish before cur.
+func replacesLastFailure(p, cur *corev1.Pod) bool {
+	return absoluteFailureCount(p) >= absoluteFailureCount(cur) && !backoff.FinishTime(p).Before(backoff.FinishTime(cur))
 }
 
 // failureCount reads the index failure count a pod carries; a missing,

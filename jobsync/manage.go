@@ -146,11 +146,14 @@ func (x *syncState) forRemoval(n int) []*corev1.Pod {
 		if n <= 0 {
 			return nil
 		}
+		if x.indexed {
+			return podorder.FirstForRemovalIndexed(x.activePods(), n)
+		}
 		return podorder.FirstForRemoval(x.activePods(), n)
 	}
 	rm, left := x.indexedForRemoval(x.activePods())
 	if len(rm) < n {
-		rm = append(rm, podorder.FirstForRemoval(left, n-len(rm))...)
+		rm = append(rm, podorder.FirstForRemovalIndexed(left, n-len(rm))...)
 	}
 	return rm
 }

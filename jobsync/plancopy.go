@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/jobsync/jobsync/backoff"
-	"github.com/jobsync/jobsync/expectations"
 )
 
 // DeepCopy returns a copy of the plan that shares no memory with it: a
@@ -14,6 +13,8 @@ func (p Plan) DeepCopy() Plan {
 	c := p
 	c.Releases = copyClaims(p.Releases)
 	c.Adoptions = copyClaims(p.Adoptions)
+	c.WorkloadCreation = p.WorkloadCreation.DeepCopy()
+	c.PodGroupCreation = p.PodGroupCreation.DeepCopy()
 	c.Deletions = slices.Clone(p.Deletions)
 	if p.Creations != nil {
 		c.Creations = make([]PodCreation, len(p.Creations))
@@ -29,7 +30,8 @@ func (p Plan) DeepCopy() Plan {
 	c.FinalizerRemovals = slices.Clone(p.FinalizerRemovals)
 	c.Status = p.Status.DeepCopy()
 	c.Events = slices.Clone(p.Events)
-	c.Expectations = copyExpectations(p.Expectations)
+	// c.Expectations is shared as it is: its FinalizerRemovals is an
+	// immutable expectations.UIDSet.
 	c.Backoff = copyBackoff(p.Backoff)
 	c.Notes = slices.Clone(p.Notes)
 	return c
@@ -46,12 +48,6 @@ func copyClaims(cs []PodClaim) []PodClaim {
 		out[i].Patch = slices.Clone(c.Patch)
 	}
 	return out
-}
-
-// copyExpectations returns e with its own FinalizerRemovals.
-func copyExpectations(e expectations.Expectations) expectations.Expectations {
-	e.FinalizerRemovals = slices.Clone(e.FinalizerRemovals)
-	return e
 }
 
 // copyBackoff returns r with its own LastFailureTime.

@@ -264,10 +264,10 @@ func deepCopySnapshot(s jobsync.Snapshot) jobsync.Snapshot {
 			c.Pods[i] = p.DeepCopy()
 		}
 	}
-	c.Expectations.FinalizerRemovals = slices.Clone(s.Expectations.FinalizerRemovals)
 	if t := s.Backoff.LastFailureTime; t != nil {
 		last := *t
 		c.Backoff.LastFailureTime = &last
 	}
+	// Expectations is a value: its set of finalizer removals is immutable.
 	return c
 }

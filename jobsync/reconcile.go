@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/jobsync/jobsync/backoff"
+	"github.com/jobsync/jobsync/expectations"
 	"github.com/jobsync/jobsync/indexes"
 )
 
@@ -24,7 +25,7 @@ type syncState struct {
 	plan *Plan
 
 	pods      []*corev1.Pod // the Job's pods after claiming
-	done      []*corev1.Pod // those of pods that are terminal or being deleted
+	done      []*corev1.Pod // those of pods that are terminal or being deleted, but terminal ones without the tracking finalizer only under a pod failure policy
 	active    []*corev1.Pod // built on demand by activePods
 	indexed   bool
 	perIndex  bool // backoffLimitPerIndex is set (Indexed Jobs only)
@@ -41,7 +42,7 @@ type syncState struct {
 	// start of the sync.
 	uncountedSucceeded, uncountedFailed map[types.UID]bool
 	// expectedRemovals holds the UIDs whose finalizer removal is still expected.
-	expectedRemovals map[types.UID]bool
+	expectedRemovals expectations.UIDSet
 
 	succeeded, failed int32
 	ready             int32
@@ -59,6 +60,10 @@ type syncState struct {
 	delayedRemoval map[int]*corev1.Pod
 
 	newBackoff backoff.Record
+
+	// podGroup is the PodGroup the Job's new pods join (WorkloadWithJob),
+	// empty for default scheduling.
+	podGroup string
 }
 
 // Reconcile decides one sync of s.Job as upstream's Job controller would
@@ -71,8 +76,8 @@ func Reconcile(s Snapshot, opts Options) (Plan, error) {
 	opts = opts.withDefaults()
 	job := s.Job
 	// The plan carries the memory forward in copies of its own, so that a
-	// caller keeping both the snapshot and the plan may change either.
-	s.Expectations = copyExpectations(s.Expectations)
+	// caller keeping both the snapshot and the plan may change either (the
+	// expectations' set of finalizer removals is immutable: shared as is).
 	s.Backoff = copyBackoff(s.Backoff)
 	plan := Plan{Expectations: s.Expectations, Backoff: s.Backoff}
 
@@ -117,6 +122,10 @@ func Reconcile(s Snapshot, opts Options) (Plan, error) {
 	x.perIndex = x.indexed && job.Spec.BackoffLimitPerIndex != nil
 	if err := x.scan(s.Pods, s.Expectations); err != nil {
 		return Plan{}, err
+	}
+	if opts.WorkloadWithJob && gangCandidate(job) {
+		// Before any pod is managed, so that new pods can join the group.
+		x.ensureWorkload(s.Workloads, s.PodGroups)
 	}
 	var err error
 	satisfied := s.Expectations.Satisfied(s.Now, opts.ExpectationsTimeout)

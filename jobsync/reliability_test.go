@@ -128,12 +128,12 @@ func TestPlanSharesNoMemoryWithSnapshot(t *testing.T) {
 	snaps := map[string]jobsync.Snapshot{
 		"synced": {
 			Job: job, Pods: []*corev1.Pod{pod}, Now: reliabilityNow,
-			Expectations: expectations.Expectations{FinalizerRemovals: []types.UID{"x", "y"}},
+			Expectations: expectations.Expectations{FinalizerRemovals: expectations.NewUIDSet("x", "y")},
 			Backoff:      backoff.Record{FailuresAfterLastSuccess: 1, LastFailureTime: &last},
 		},
 		"skipped": {
 			Job: func() *batchv1.Job { j := job.DeepCopy(); j.Spec.ManagedBy = ptr("example.com/other"); return j }(),
-			Now: reliabilityNow, Expectations: expectations.Expectations{FinalizerRemovals: []types.UID{"x", "y"}},
+			Now: reliabilityNow, Expectations: expectations.Expectations{FinalizerRemovals: expectations.NewUIDSet("x", "y")},
 			Backoff: backoff.Record{FailuresAfterLastSuccess: 1, LastFailureTime: &last},
 		},
 	}
@@ -158,9 +158,8 @@ func scribble(p *jobsync.Plan) {
 	if t := p.Backoff.LastFailureTime; t != nil {
 		*t = time.Time{}
 	}
-	for i := range p.Expectations.FinalizerRemovals {
-		p.Expectations.FinalizerRemovals[i] = "scribbled"
-	}
+	// p.Expectations.FinalizerRemovals is an immutable set: nothing to
+	// scribble on.
 	for _, st := range []*batchv1.JobStatus{p.InterimStatus, p.Status} {
 		if st == nil {
 			continue
@@ -207,7 +206,7 @@ func TestPlanDeepCopy(t *testing.T) {
 		podFor(job, podShorthand{Name: "orphan", Index: ptr(2), Owner: "none"}, batchv1.JobTrackingFinalizer),
 	}
 	plan, err := jobsync.Reconcile(jobsync.Snapshot{Job: job, Pods: pods, Now: reliabilityNow,
-		Expectations: expectations.Expectations{FinalizerRemovals: []types.UID{"x"}},
+		Expectations: expectations.Expectations{FinalizerRemovals: expectations.NewUIDSet("x")},
 		Backoff:      backoff.Record{FailuresAfterLastSuccess: 1, LastFailureTime: &last}}, jobsync.Options{})
 	if err != nil {
 		t.Fatalf("Reconcile: %v", err)
@@ -224,7 +223,7 @@ func TestPlanDeepCopy(t *testing.T) {
 		t.Fatalf("scribbling changed nothing; the test checks nothing")
 	}
 	again, _ := jobsync.Reconcile(jobsync.Snapshot{Job: job, Pods: pods, Now: reliabilityNow,
-		Expectations: expectations.Expectations{FinalizerRemovals: []types.UID{"x"}},
+		Expectations: expectations.Expectations{FinalizerRemovals: expectations.NewUIDSet("x")},
 		Backoff:      backoff.Record{FailuresAfterLastSuccess: 1, LastFailureTime: &last}}, jobsync.Options{})
 	if d := cmp.Diff(again, keep); d != "" {
 		t.Fatalf("changing the original changed the copy:\n%s", d)

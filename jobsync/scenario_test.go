@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
@@ -37,19 +38,21 @@ const wantMarker = scenario.WantMarker
 
 // digest is the expected plan, in a form a person can check line by line.
 type digest struct {
-	Skipped           string             `json:"skipped,omitempty"`
-	Releases          []string           `json:"releases,omitempty"`
-	Adoptions         []string           `json:"adoptions,omitempty"`
-	Deletions         []string           `json:"deletions,omitempty"`
-	Creations         []string           `json:"creations,omitempty"`
-	InterimStatus     *batchv1.JobStatus `json:"interimStatus,omitempty"`
-	FinalizerRemovals []string           `json:"finalizerRemovals,omitempty"`
-	Status            *batchv1.JobStatus `json:"status,omitempty"`
-	RequeueAfter      string             `json:"requeueAfter,omitempty"`
-	Events            []string           `json:"events,omitempty"`
-	Expectations      expectationsDigest `json:"expectations"`
-	Backoff           backoff.Record     `json:"backoff"`
-	Notes             []string           `json:"notes,omitempty"`
+	Skipped           string                       `json:"skipped,omitempty"`
+	Releases          []string                     `json:"releases,omitempty"`
+	Adoptions         []string                     `json:"adoptions,omitempty"`
+	Workload          *schedulingv1alpha2.Workload `json:"workloadCreation,omitempty"`
+	PodGroup          *schedulingv1alpha2.PodGroup `json:"podGroupCreation,omitempty"`
+	Deletions         []string                     `json:"deletions,omitempty"`
+	Creations         []string                     `json:"creations,omitempty"`
+	InterimStatus     *batchv1.JobStatus           `json:"interimStatus,omitempty"`
+	FinalizerRemovals []string                     `json:"finalizerRemovals,omitempty"`
+	Status            *batchv1.JobStatus           `json:"status,omitempty"`
+	RequeueAfter      string                       `json:"requeueAfter,omitempty"`
+	Events            []string                     `json:"events,omitempty"`
+	Expectations      expectationsDigest           `json:"expectations"`
+	Backoff           backoff.Record               `json:"backoff"`
+	Notes             []string                     `json:"notes,omitempty"`
 }
 
 type expectationsDigest struct {
@@ -159,7 +162,7 @@ func digestOf(p jobsync.Plan) digest {
 		Expectations: expectationsDigest{
 			Creations:         p.Expectations.Creations,
 			Deletions:         p.Expectations.Deletions,
-			FinalizerRemovals: p.Expectations.FinalizerRemovals,
+			FinalizerRemovals: p.Expectations.FinalizerRemovals.Sorted(),
 			JobFinished:       p.Expectations.JobFinished,
 		},
 	}
@@ -172,6 +175,7 @@ func digestOf(p jobsync.Plan) digest {
 	for _, c := range p.Adoptions {
 		d.Adoptions = append(d.Adoptions, c.Pod.Name+": "+c.Reason)
 	}
+	d.Workload, d.PodGroup = p.WorkloadCreation, p.PodGroupCreation
 	for _, del := range p.Deletions {
 		var flags []string
 		if del.RemoveFinalizer {
@@ -193,6 +197,9 @@ func digestOf(p jobsync.Plan) digest {
 		}
 		if v, ok := c.Pod.Annotations[batchv1.JobIndexIgnoredFailureCountAnnotation]; ok {
 			s += " ignored-failure-count=" + v
+		}
+		if g := c.Pod.Spec.SchedulingGroup; g != nil && g.PodGroupName != nil {
+			s += " podGroup=" + *g.PodGroupName
 		}
 		d.Creations = append(d.Creations, s+": "+c.Reason)
 	}

@@ -2,9 +2,12 @@
 // must be deleted: the ones least far along, so that the least work is lost.
 //
 // The order is upstream's controller.ActivePods, made total: where upstream
-// leaves two pods tied (and its unstable sort picks either), this package
-// breaks the tie by name and then by UID, so that the order of the input
-// never changes the choice.
+// leaves two pods tied, its sort keeps them in the order it listed them
+// (for the few pods a sort of up to 12 elements holds, an insertion sort,
+// stable; beyond that its unstable sort may swap them), and this package
+// breaks the tie in that listing order (completion index for Indexed Jobs,
+// the Job's own pods before adopted ones, name, UID), so that the order of
+// the input never changes the choice.
 package podorder
 
 import (
@@ -22,14 +25,18 @@ import (
 //  5. the pod whose busiest container restarted more, then the same for
 //     sidecar containers;
 //  6. the newer pod (a zero creation time counts as the newest);
-//  7. tie-breaks of this package: name, then UID, ascending.
+//  7. tie-breaks in the order upstream lists pods, which its sort keeps
+//     among pods it ranks equal: for FirstForRemovalIndexed the lower
+//     completion index, then a pod with a controller reference before one
+//     without (upstream lists the pods a Job controls before the orphans
+//     it adopts), then name and UID, ascending.
 func Less(a, b *corev1.Pod) bool {
 	return Compare(a, b) < 0
 }
 
 // Compare is Less as a three-way comparison for slices.SortFunc.
 func Compare(a, b *corev1.Pod) int {
-	ra, rb := rankOf(a), rankOf(b)
+	ra, rb := rankOf(a, false), rankOf(b, false)
 	return compareRanks(&ra, &rb)
 }
 
@@ -41,7 +48,18 @@ func FirstForRemoval(pods []*corev1.Pod, n int) []*corev1.Pod {
 	if n == 0 {
 		return nil
 	}
-	return firstByRank(pods, n)
+	return firstByRank(pods, n, false)
+}
+
+// FirstForRemovalIndexed is FirstForRemoval for the pods of an Indexed Job,
+// which upstream sorts for deletion from a list ordered by completion
+// index: of pods the order ranks equal, the lower index goes first.
+func FirstForRemovalIndexed(pods []*corev1.Pod, n int) []*corev1.Pod {
+	n = max(0, min(n, len(pods)))
+	if n == 0 {
+		return nil
+	}
+	return firstByRank(pods, n, true)
 }
 
 // IsReady reports whether the pod's Ready condition is True.

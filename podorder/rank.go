@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/jobsync/jobsync/indexes"
 	"github.com/jobsync/jobsync/internal/heap"
 )
 
@@ -24,6 +25,8 @@ type rank struct {
 	restarts  int32
 	sidecar   int32
 	createdAt instant
+	index     int  // completion index (FirstForRemovalIndexed), else 0
+	adopted   bool // no controller reference: an orphan being adopted
 	name, uid string
 	pod       *corev1.Pod
 }
@@ -57,8 +60,9 @@ func compareLaterFirst(a, b instant) int {
 	return cmp.Compare(b.nsec, a.nsec)
 }
 
-func rankOf(p *corev1.Pod) rank {
+func rankOf(p *corev1.Pod, indexed bool) rank {
 	r := rank{
+		adopted:   metav1.GetControllerOfNoCopy(p) == nil,
 		assigned:  p.Spec.NodeName != "",
 		phase:     phaseRank(p.Status.Phase),
 		ready:     IsReady(p),
@@ -69,6 +73,9 @@ func rankOf(p *corev1.Pod) rank {
 	}
 	if r.ready {
 		r.readyAt = instantOf(readyTime(p))
+	}
+	if indexed {
+		r.index = indexes.Of(p.Annotations)
 	}
 	r.restarts, r.sidecar = maxRestarts(p)
 	return r
@@ -105,6 +112,17 @@ func compareRanks(a, b *rank) int {
 	if c := compareLaterFirst(a.createdAt, b.createdAt); c != 0 {
 		return c
 	}
+	// Ties, in upstream's listing order, which its sort keeps among pods it
+	// ranks equal (a sort of up to 12 pods is an insertion sort, stable).
+	if a.index != b.index {
+		return cmp.Compare(a.index, b.index)
+	}
+	if a.adopted != b.adopted {
+		if !a.adopted {
+			return -1
+		}
+		return 1
+	}
 	if c := strings.Compare(a.name, b.name); c != 0 {
 		return c
 	}
@@ -117,7 +135,7 @@ func compareRanks(a, b *rank) int {
 // n ranks keeps the first ones seen so far: O(len(pods) log n), and a pod
 // that does not make the cut costs one comparison with the heap's root.
 // Otherwise (suspension deletes every pod) the ranks are sorted.
-func firstByRank(pods []*corev1.Pod, n int) []*corev1.Pod {
+func firstByRank(pods []*corev1.Pod, n int, indexed bool) []*corev1.Pod {
 	heapOnly := n <= len(pods)/8
 	kept := len(pods)
 	if heapOnly {
@@ -126,14 +144,14 @@ func firstByRank(pods []*corev1.Pod, n int) []*corev1.Pod {
 	ranks := make([]rank, kept)
 	ptrs := make([]*rank, kept)
 	for i, p := range pods[:kept] {
-		ranks[i] = rankOf(p)
+		ranks[i] = rankOf(p, indexed)
 		ptrs[i] = &ranks[i]
 	}
 	if heapOnly {
 		later := func(a, b *rank) int { return compareRanks(b, a) }
 		heap.Init(ptrs, later)
 		for _, p := range pods[n:] {
-			if r := rankOf(p); compareRanks(&r, ptrs[0]) < 0 {
+			if r := rankOf(p, indexed); compareRanks(&r, ptrs[0]) < 0 {
 				*ptrs[0] = r
 				heap.Down(ptrs, 0, later)
 			}

@@ -13,6 +13,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	"sigs.k8s.io/yaml"
 )
 
@@ -45,11 +46,13 @@ func errorAt(at source, format string, args ...any) error {
 	return &inputError{at: at, msg: fmt.Sprintf(format, args...)}
 }
 
-// object is one Job or Pod read from the input.
+// object is one Job, Pod, Workload or PodGroup read from the input.
 type object struct {
-	at  source
-	job *batchv1.Job
-	pod *corev1.Pod
+	at       source
+	job      *batchv1.Job
+	pod      *corev1.Pod
+	workload *schedulingv1alpha2.Workload
+	podGroup *schedulingv1alpha2.PodGroup
 }
 
 // typeMeta is read first to dispatch on kind before the strict decode.
@@ -205,7 +208,7 @@ func decodeObject(at source, doc document, js []byte) ([]object, error) {
 	switch {
 	case tm.Kind == "":
 		return nil, errorAt(at, "missing field kind: want Job, Pod or List")
-	case tm.Kind == "List" || tm.Kind == "JobList" || tm.Kind == "PodList":
+	case tm.Kind == "List" || tm.Kind == "JobList" || tm.Kind == "PodList" || tm.Kind == "WorkloadList" || tm.Kind == "PodGroupList":
 		return decodeList(at, doc, js)
 	case tm.Kind == "Job":
 		if tm.APIVersion != "batch/v1" {
@@ -225,8 +228,24 @@ func decodeObject(at source, doc document, js []byte) ([]object, error) {
 			return nil, decodeError(at, doc, "Pod", err)
 		}
 		return []object{{at: at, pod: pod}}, nil
+	case tm.Kind == "Workload" || tm.Kind == "PodGroup":
+		if tm.APIVersion != schedulingv1alpha2.SchemeGroupVersion.String() {
+			return nil, errorAt(at, "%s has apiVersion %q: want %s", tm.Kind, tm.APIVersion, schedulingv1alpha2.SchemeGroupVersion)
+		}
+		if tm.Kind == "Workload" {
+			wl := &schedulingv1alpha2.Workload{}
+			if err := strictDecode(js, wl); err != nil {
+				return nil, decodeError(at, doc, "Workload", err)
+			}
+			return []object{{at: at, workload: wl}}, nil
+		}
+		pg := &schedulingv1alpha2.PodGroup{}
+		if err := strictDecode(js, pg); err != nil {
+			return nil, decodeError(at, doc, "PodGroup", err)
+		}
+		return []object{{at: at, podGroup: pg}}, nil
 	default:
-		return nil, errorAt(at, "unknown kind %q: jobsim reads Job (batch/v1), Pod (v1) and List", tm.Kind)
+		return nil, errorAt(at, "unknown kind %q: jobsim reads Job (batch/v1), Pod (v1), Workload and PodGroup (scheduling.k8s.io/v1alpha2) and List", tm.Kind)
 	}
 }
 

@@ -14,7 +14,7 @@ Usage:
   jobsim plan -f job.yaml -f pods.yaml [--now TIME] [-o text|yaml|json]
       Read a Job and its pods as kubectl prints them and say what the
       controller does in its next sync, and why.
-  jobsim run -f job.yaml [--script FILE] [--seed N] [--faults LIST] [--check] [-v] [-o text|yaml|json]
+  jobsim run -f job.yaml [--script FILE] [--seed N] [--faults LIST] [--check] [--summary] [-v] [-o text|yaml|json]
       Simulate the Job in a fake cluster until it finishes; print the
       timeline and a summary.
 
@@ -40,10 +40,14 @@ The controller is taken as freshly started: it remembers no pending pod
 creations or deletions and no earlier pod-failure backoff, so backoff comes
 from failed pods that still carry the tracking finalizer.
 
+With --workload-with-job (the alpha WorkloadWithJob gate), the output of
+  kubectl get workloads,podgroups -n NAMESPACE -o yaml
+may be given too; a qualifying Job without them gets them created.
+
 Flags:
 `
 
-const runUsage = `Usage: jobsim run -f job.yaml [--script FILE] [--seed N] [--faults LIST] [--check] [-v] [-o text|yaml|json]
+const runUsage = `Usage: jobsim run -f job.yaml [--script FILE] [--seed N] [--faults LIST] [--check] [--summary] [-v] [-o text|yaml|json]
 
 Simulates the Job (a manifest, as you would kubectl apply it) in a fake
 cluster until it finishes, and prints a timeline (time, action, counters,

@@ -42,8 +42,14 @@ func FuzzDecodeFile(f *testing.F) {
 		}
 		prev := 0
 		for _, o := range objs {
-			if (o.job == nil) == (o.pod == nil) {
-				t.Fatalf("object at %s is neither one Job nor one Pod", o.at)
+			kinds := 0
+			for _, set := range []bool{o.job != nil, o.pod != nil, o.workload != nil, o.podGroup != nil} {
+				if set {
+					kinds++
+				}
+			}
+			if kinds != 1 {
+				t.Fatalf("object at %s holds %d objects, want one", o.at, kinds)
 			}
 			if o.at.line < 1 || o.at.line > lines {
 				t.Fatalf("object at line %d of a %d-line file", o.at.line, lines)

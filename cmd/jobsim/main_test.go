@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 var update = flag.Bool("update", false, "rewrite cmd/jobsim/testdata/golden/*.golden from jobsim's output")
@@ -86,6 +88,9 @@ func planCases(t *testing.T) []goldenCase {
 		goldenCase{"plan-pi-backoff-yaml", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "-f", "testdata/jobs/plan/pi-backoff/pods.yaml", "-o", "yaml"}},
 		goldenCase{"plan-pi-backoff-json", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "-f", "testdata/jobs/plan/pi-backoff/pods.yaml", "-o", "json"}},
 		goldenCase{"plan-job-only", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml"}},
+		goldenCase{"plan-workload-with-job", []string{"plan", "-f", "testdata/jobs/plan/distributed-training/job.yaml", "--workload-with-job"}},
+		goldenCase{"plan-workload-with-job-existing", []string{"plan", "-f", "testdata/jobs/plan/distributed-training/job.yaml", "-f", "testdata/jobs/plan/distributed-training/scheduling.yaml", "--workload-with-job"}},
+		goldenCase{"plan-workload-with-job-yaml", []string{"plan", "-f", "testdata/jobs/plan/distributed-training/job.yaml", "--workload-with-job", "-o", "yaml"}},
 	)
 }
 
@@ -192,7 +197,32 @@ func runCases(t *testing.T) []goldenCase {
 	if len(cases) < 8 {
 		t.Fatalf("only %d Jobs under testdata/jobs", len(cases))
 	}
-	return append(cases, goldenCase{"run-from-kubectl-output", []string{"run", "-f", "testdata/jobs/plan/parallel-success/job.yaml", "--script", "testdata/jobs/parallel.script.yaml"}})
+	return append(cases,
+		goldenCase{"run-from-kubectl-output", []string{"run", "-f", "testdata/jobs/plan/parallel-success/job.yaml", "--script", "testdata/jobs/parallel.script.yaml"}},
+		goldenCase{"run-summary", []string{"run", "-f", "testdata/jobs/parallel.yaml", "--summary"}},
+		goldenCase{"run-workload-with-job", []string{"run", "-f", "testdata/jobs/distributed-training.yaml", "--workload-with-job"}})
+}
+
+// TestRunSummary: --summary prints the summary of the same run, and
+// nothing of its timeline.
+func TestRunSummary(t *testing.T) {
+	t.Chdir("../..")
+	full := runGolden([]string{"run", "-f", "testdata/jobs/job-backoff-limit-per-index-example.yaml"})
+	short := runGolden([]string{"run", "-f", "testdata/jobs/job-backoff-limit-per-index-example.yaml", "--summary"})
+	summaryOf := func(out string) string {
+		_, s, ok := strings.Cut(out, "Summary:\n")
+		if !ok {
+			t.Fatalf("no summary in:\n%s", out)
+		}
+		// The full run says how many quiet syncs its timeline hides.
+		return regexp.MustCompile(` \(\d+ syncs? that changed nothing.*\)`).ReplaceAllString(s, "")
+	}
+	if diff := cmp.Diff(summaryOf(full), summaryOf(short)); diff != "" {
+		t.Errorf("--summary differs from the full run's summary (-full +summary):\n%s", diff)
+	}
+	if strings.Contains(short, "pod-running") || strings.Contains(short, "TIME") {
+		t.Errorf("--summary printed a timeline:\n%s", short)
+	}
 }
 
 // A run with faults ends as the same run without them would (the faults

@@ -81,6 +81,16 @@ func writePlanText(b *strings.Builder, r planReport) {
 	for _, c := range plan.Adoptions {
 		step("adopt pod %s (add the Job's owner reference and tracking finalizer)\n     why: %s", c.Pod.Name, c.Reason)
 	}
+	if wl := plan.WorkloadCreation; wl != nil {
+		minCount := int32(0)
+		if t := wl.Spec.PodGroupTemplates; len(t) == 1 && t[0].SchedulingPolicy.Gang != nil {
+			minCount = t[0].SchedulingPolicy.Gang.MinCount
+		}
+		step("create Workload %s (scheduling.k8s.io/v1alpha2, one PodGroupTemplate, gang minCount %d)\n     why: the Job qualifies for gang scheduling (WorkloadWithJob)", wl.Name, minCount)
+	}
+	if pg := plan.PodGroupCreation; pg != nil {
+		step("create PodGroup %s (scheduling.k8s.io/v1alpha2, from the Workload's template)\n     why: the pods of the Job are scheduled as one gang", pg.Name)
+	}
 	for _, d := range plan.Deletions {
 		how := ""
 		if d.RemoveFinalizer {
@@ -92,6 +102,9 @@ func writePlanText(b *strings.Builder, r planReport) {
 		what := c.Pod.GenerateName + "*"
 		if c.CompletionIndex != nil {
 			what += fmt.Sprintf(" (index %d)", *c.CompletionIndex)
+		}
+		if g := c.Pod.Spec.SchedulingGroup; g != nil && g.PodGroupName != nil {
+			what += " in PodGroup " + *g.PodGroupName
 		}
 		step("create pod %s\n     why: %s", what, c.Reason)
 	}
@@ -321,8 +334,8 @@ func describeExpectations(plan jobsync.Plan, names map[types.UID]string) string 
 	if e.Deletions > 0 {
 		parts = append(parts, plural(int(e.Deletions), "pod deletion"))
 	}
-	if len(e.FinalizerRemovals) > 0 {
-		parts = append(parts, "finalizer removals from "+uidList(e.FinalizerRemovals, names))
+	if e.FinalizerRemovals.Len() > 0 {
+		parts = append(parts, "finalizer removals from "+uidList(e.FinalizerRemovals.Sorted(), names))
 	}
 	if e.JobFinished {
 		parts = append(parts, "the Job to show its terminal condition")

@@ -23,6 +23,7 @@ type runReport struct {
 	faultsText   string
 	verbose      bool
 	afresh       bool // the input's status and creation time were cleared
+	summary      bool // --summary: no timeline
 	res          jobsynctest.Result
 }
 
@@ -76,14 +77,18 @@ func writeRunText(b *strings.Builder, r runReport) {
 	}
 	fmt.Fprintf(b, "Script: %s\nSeed %d, start %s, faults: %s\n\n", script, r.cfg.Seed, start.UTC().Format(time.RFC3339), faults)
 
-	b.WriteString("ACTIVE to CONDITIONS are the Job's status as the API server holds it after each step.\n")
+	if !r.summary {
+		b.WriteString("ACTIVE to CONDITIONS are the Job's status as the API server holds it after each step.\n")
+	}
 	indexed := job.Spec.CompletionMode != nil && *job.Spec.CompletionMode == batchv1.IndexedCompletion
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	head := "TIME\tSTEP\tPOD\tACTIVE\tREADY\tTERM\tSUCC\tFAIL\t"
 	if indexed {
 		head += "INDEXES\t"
 	}
-	fmt.Fprintln(tw, head+"CONDITIONS\tDETAIL")
+	if !r.summary {
+		fmt.Fprintln(tw, head+"CONDITIONS\tDETAIL")
+	}
 	hidden := 0
 	var prev *batchv1.JobStatus
 	for i := range r.res.Steps {
@@ -114,7 +119,15 @@ func writeRunText(b *strings.Builder, r runReport) {
 
 	b.WriteString("\nSummary:\n")
 	st := &job.Status
-	fmt.Fprintf(b, "  outcome: %s\n", outcomeText(r.res, offset(r.res.End, start)))
+	finished := r.res.FinishedAt
+	if finished.IsZero() {
+		finished = r.res.End
+	}
+	fmt.Fprintf(b, "  outcome: %s\n", outcomeText(r.res, offset(finished, start)))
+	if !r.res.TTLDeletedAt.IsZero() {
+		fmt.Fprintf(b, "  deleted at %s by the TTL-after-finished controller (ttlSecondsAfterFinished %d), its pods with it\n",
+			offset(r.res.TTLDeletedAt, start), *job.Spec.TTLSecondsAfterFinished)
+	}
 	fmt.Fprintf(b, "  pods: %d created, %d deleted by the controller\n", r.res.Created, r.res.Deleted)
 	fmt.Fprintf(b, "  syncs: %d", r.res.Syncs)
 	switch {
@@ -250,6 +263,12 @@ func syncDetail(p *jobsync.Plan, before, after *batchv1.JobStatus) string {
 	}
 	if n := len(p.Adoptions); n > 0 {
 		parts = append(parts, "adopt "+plural(n, "pod"))
+	}
+	if wl := p.WorkloadCreation; wl != nil {
+		parts = append(parts, "create Workload "+wl.Name)
+	}
+	if pg := p.PodGroupCreation; pg != nil {
+		parts = append(parts, "create PodGroup "+pg.Name)
 	}
 	if n := len(p.Deletions); n > 0 {
 		reasons := make([]string, n)

@@ -509,7 +509,26 @@ func familyPerIndexBackoff(g *G) {
 					p.acct = pick(g, acCounted, acCounted, acRemoving)
 				}
 			}
-			if g.chance(0.3) {
+			if g.chance(0.25) {
+				// Failure counts and finish times that disagree: a pod
+				// being deleted (counted as failed unless only Failed pods
+				// are replaced) carries the highest count but finished, by
+				// its Ready=False transition, before the others; or the
+				// chain's earlier pods are still tracked with their counts
+				// shuffled. Upstream's choice of the pod kept for the
+				// replacement then depends on its listing order.
+				if g.chance(0.5) {
+					p := g.terminating(i, pick(g, running, pending))
+					p.failCount = i32(n + g.between(0, 1))
+					p.acct = acNew
+				} else {
+					chain := g.pending[len(g.pending)-n:]
+					for _, p := range chain {
+						p.acct = acNew
+						p.failCount = i32(g.between(0, n))
+					}
+				}
+			} else if g.chance(0.3) {
 				p := g.pod(i, g.activePhase())
 				p.failCount = i32(n)
 			}
@@ -719,8 +738,7 @@ func familyMixed(g *G) {
 	if g.chance(0.5) {
 		combined(g)
 	} else {
-		others := Families[:len(Families)-1]
-		families[pick(g, others...)](g)
+		families[pick(g, baseFamilies...)](g)
 	}
 	x := g.r.Float64()
 	switch {

@@ -17,6 +17,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 
 	"github.com/jobsync/jobsync/backoff"
 	"github.com/jobsync/jobsync/expectations"
@@ -29,15 +30,32 @@ type Case struct {
 	Seed     uint64
 	Snapshot jobsync.Snapshot
 	Options  jobsync.Options
+	// TTL marks a case for the TTL-after-finished controller: compared is
+	// its decision on Snapshot.Job at Snapshot.Now, not a sync. TTLFresh,
+	// when set, is the Job as a fresh read from the API server returns it
+	// (the controller decides again on it before deleting).
+	TTL      bool
+	TTLFresh *batchv1.Job
 }
 
 // Gates are the feature gates upstream must run with so that it agrees with
 // c.Options (only those that differ from their v1.36 defaults).
 func (c Case) Gates() map[string]bool {
-	if c.Options.KeepStartTimeOnSuspend {
-		return map[string]bool{"MutableSchedulingDirectivesForSuspendedJobs": false}
+	var gates map[string]bool
+	set := func(name string, on bool) {
+		if gates == nil {
+			gates = map[string]bool{}
+		}
+		gates[name] = on
 	}
-	return nil
+	if c.Options.KeepStartTimeOnSuspend {
+		set("MutableSchedulingDirectivesForSuspendedJobs", false)
+	}
+	if c.Options.WorkloadWithJob {
+		set("GenericWorkload", true)
+		set("WorkloadWithJob", true)
+	}
+	return gates
 }
 
 // Families lists the snapshot families, in the order reports show them.
@@ -45,7 +63,12 @@ var Families = []string{
 	"basic", "work-queue", "suspend", "deadline", "backoff", "finalizers",
 	"indexed", "elastic", "per-index-backoff", "success-policy",
 	"pod-failure-policy", "replacement-policy", "managed-by", "deleted-job", "mixed",
+	"owner-references", "ttl-after-finished", "workload-with-job",
 }
+
+// baseFamilies are the families that build a Job from scratch, each about
+// one area; mixed and owner-references start from one of them.
+var baseFamilies = Families[:14]
 
 var families map[string]func(*G)
 
@@ -66,6 +89,9 @@ func init() {
 		"managed-by":         familyManagedBy,
 		"deleted-job":        familyDeletedJob,
 		"mixed":              familyMixed,
+		"owner-references":   familyOwnerReferences,
+		"ttl-after-finished": familyTTLAfterFinished,
+		"workload-with-job":  familyWorkloadWithJob,
 	}
 }
 
@@ -94,8 +120,12 @@ func Generate(family string, seed uint64) (Case, error) {
 			Now:          g.now,
 			Expectations: g.exp,
 			Backoff:      g.backoffRecord(),
+			Workloads:    g.workloads,
+			PodGroups:    g.podGroups,
 		},
-		Options: g.opts,
+		Options:  g.opts,
+		TTL:      g.ttlCase,
+		TTLFresh: g.ttlFresh,
 	}, nil
 }
 
@@ -112,6 +142,16 @@ type G struct {
 	exp  expectations.Expectations
 	bo   *backoff.Record
 	opts jobsync.Options
+
+	// ownerVariety gives pods assorted extra owner references (see
+	// varyOwnerReferences).
+	ownerVariety bool
+	// ttlCase and ttlFresh: see Case.TTL and Case.TTLFresh.
+	ttlCase  bool
+	ttlFresh *batchv1.Job
+	// workloads and podGroups: the scheduling objects of the snapshot.
+	workloads []*schedulingv1alpha2.Workload
+	podGroups []*schedulingv1alpha2.PodGroup
 
 	h       *history
 	pending []*podPlan

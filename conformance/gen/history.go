@@ -2,7 +2,6 @@ package gen
 
 import (
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/jobsync/jobsync/backoff"
+	"github.com/jobsync/jobsync/expectations"
 )
 
 // history holds the knobs of the past that families turn before the pods
@@ -166,7 +166,7 @@ func (g *G) build() {
 			}
 			continue
 		case acRemoving:
-			g.exp.FinalizerRemovals = append(g.exp.FinalizerRemovals, pod.UID)
+			g.exp = g.exp.ExpectFinalizerRemovals(pod.UID)
 		}
 		// Counted.
 		if p.phase == succeeded {
@@ -229,7 +229,7 @@ func (g *G) deletedCountsAsFailed() bool {
 // or deletions still unobserved.
 func (g *G) memory() {
 	if g.h.memory == memoryLost {
-		g.exp.FinalizerRemovals = nil
+		g.exp.FinalizerRemovals = expectations.UIDSet{}
 		g.bo = &backoff.Record{}
 		return
 	}
@@ -254,9 +254,8 @@ func (g *G) memory() {
 	}
 	if g.chance(0.04) {
 		// A removal seen by the API server but whose pod is gone from the view.
-		g.exp.FinalizerRemovals = append(g.exp.FinalizerRemovals, types.UID(g.uid()))
+		g.exp = g.exp.ExpectFinalizerRemovals(types.UID(g.uid()))
 	}
-	sort.Slice(g.exp.FinalizerRemovals, func(i, j int) bool { return g.exp.FinalizerRemovals[i] < g.exp.FinalizerRemovals[j] })
 }
 
 // backoffRecord returns the backoff the controller remembers: unless a

@@ -49,6 +49,10 @@ const (
 	ownedByJob      owner = iota
 	orphan                // no controller reference; matches the Job's selector
 	otherController       // controlled by some other object
+	// jobUIDOtherRef: a controller reference with the Job's UID under
+	// another kind or name; upstream's pod index (keyed by kind, name and
+	// UID) never lists it.
+	jobUIDOtherRef
 )
 
 // podPlan is the life of one pod, from which addPod makes the object.
@@ -135,6 +139,15 @@ func (g *G) addPod(p *podPlan) *corev1.Pod {
 			APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-" + g.suffix(5), UID: types.UID(g.uid()),
 			Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
 		}}
+	case jobUIDOtherRef:
+		ref := metav1.OwnerReference{APIVersion: "batch/v1", Kind: "CronJob", Name: job.Name, UID: job.UID, Controller: ptr.To(true)}
+		if g.chance(0.5) {
+			ref.Kind, ref.Name = "Job", job.Name+"-old"
+		}
+		pod.OwnerReferences = []metav1.OwnerReference{ref}
+	}
+	if g.ownerVariety {
+		g.varyOwnerReferences(pod, p)
 	}
 	if !p.noFinalizer && p.acct != acCounted {
 		pod.Finalizers = []string{batchv1.JobTrackingFinalizer}
@@ -316,4 +329,47 @@ func boolStatus(b bool) corev1.ConditionStatus {
 		return corev1.ConditionTrue
 	}
 	return corev1.ConditionFalse
+}
+
+// varyOwnerReferences gives a pod the owner references real clusters show
+// beside the controller reference: none, a non-controller reference to the
+// Job (controller false or unset: left by a tool, or by an earlier owner
+// that was the Job), references to other objects, several at once, in any
+// order.
+func (g *G) varyOwnerReferences(pod *corev1.Pod, p *podPlan) {
+	job := g.job
+	other := func() metav1.OwnerReference {
+		return metav1.OwnerReference{APIVersion: "v1", Kind: pick(g, "ConfigMap", "Service", "Secret"), Name: "aux-" + g.suffix(5), UID: types.UID(g.uid())}
+	}
+	jobRef := func() metav1.OwnerReference {
+		r := metav1.OwnerReference{APIVersion: "batch/v1", Kind: "Job", Name: job.Name, UID: job.UID}
+		switch g.between(0, 2) {
+		case 0:
+			r.Controller = ptr.To(false)
+		case 1:
+			r.BlockOwnerDeletion = ptr.To(true)
+		}
+		return r
+	}
+	refs := pod.OwnerReferences
+	switch p.owner {
+	case ownedByJob, otherController:
+		if g.chance(0.2) {
+			refs = append(refs, other())
+		}
+	case orphan:
+		switch x := g.r.Float64(); {
+		case x < 0.35:
+		case x < 0.7:
+			refs = append(refs, jobRef())
+		case x < 0.8:
+			refs = append(refs, other())
+		default:
+			refs = append(refs, other(), jobRef())
+		}
+	}
+	if len(refs) > 1 && g.chance(0.5) {
+		refs[0], refs[len(refs)-1] = refs[len(refs)-1], refs[0]
+	}
+	pod.OwnerReferences = refs
 }

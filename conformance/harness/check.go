@@ -88,43 +88,38 @@ func Check(c gen.Case) (v Verdict) {
 	start := time.Now()
 	defer func() { v.Dur = time.Since(start) }()
 	v.Case = c
+	if c.TTL {
+		checkTTL(c, &v)
+		return v
+	}
 	s := c.Snapshot
 	plan, panicked, perr := reconcile(c)
 	if panicked != "" {
 		v.Panic = panicked
 		return v
 	}
-	vw := newView(s)
 	lib := fromPlan(plan, perr, s)
-	vw.normalize(&lib)
+	normalize(&lib)
 	v.Library = lib
 
-	// The canonical informer order first; when upstream then decides
-	// otherwise, the other orders that may lead upstream to the library's
-	// choice. The first order under which the two agree wins; if none does,
-	// the difference under the canonical order is reported.
-	var res upstream.Result
-	for i, order := range informerOrders(s, plan) {
-		r, err := upstream.Run(upstream.Input{
-			Job: s.Job, Pods: s.Pods, Now: s.Now, Expectations: s.Expectations, Backoff: s.Backoff, Gates: c.Gates(),
-			PodOrder: order,
-		})
-		if err != nil {
-			v.Setup = err.Error()
-			return v
-		}
-		up := fromUpstream(r, s)
-		vw.normalize(&up)
-		vw.alignFailJobMessage(&up, &lib)
-		d, classes := diff(up, lib)
-		if i == 0 || d == "" {
-			res, v.Upstream, v.Diff, v.Classes = r, up, d, classes
-			v.UpstreamLog = r.Log
-		}
-		if d == "" {
-			break
-		}
+	// Upstream meets the pods in the library's canonical order, and every
+	// field must then be equal, including those that depend on that order
+	// (which pods fill the uncounted cap, which pod a FailJob message names,
+	// which pods of a tie go first, which failed pod of an index waits for
+	// its replacement): a field that differs even then is a bug, not a tie.
+	res, err := upstream.Run(upstream.Input{
+		Job: s.Job, Pods: s.Pods, Now: s.Now, Expectations: s.Expectations, Backoff: s.Backoff, Gates: c.Gates(),
+		Workloads: s.Workloads, PodGroups: s.PodGroups,
+		PodOrder: CanonicalOrder(s.Job),
+	})
+	if err != nil {
+		v.Setup = err.Error()
+		return v
 	}
+	up := fromUpstream(res, s)
+	normalize(&up)
+	v.Upstream, v.UpstreamLog = up, res.Log
+	v.Diff, v.Classes = diff(up, lib)
 	if perr == nil {
 		v.Invalid = validateWrites(s.Job, plan.InterimStatus, plan.Status)
 	}
@@ -141,16 +136,15 @@ func Check(c gen.Case) (v Verdict) {
 	return v
 }
 
-// informerOrder is the order in which the harness's informer lists pods to
-// upstream. A real informer lists them in a map's order, so every order is
-// one upstream may meet; this one is the library's tie-break (completion
-// index for Indexed Jobs, then creation time, name, UID). Where upstream's
-// choice depends on that order alone (which terminated pods fit under the
-// 500-per-sync cap, which failed pod names the FailJob message, which
-// failed pod of an index waits for its replacement), the two sides must
-// then agree; what upstream's unstable sorts still reorder is compared up to
-// ties (see view).
-func informerOrder(job *batchv1.Job) func(a, b *corev1.Pod) int {
+// CanonicalOrder is the library's canonical pod order, in which the
+// harness's informer hands pods to upstream: completion index (Indexed
+// Jobs), then creation time, name and UID. Upstream lists the pods the Job
+// controls before the orphans it may adopt (two lookups of its pod index),
+// so with this order within each lookup it meets the pods exactly in the
+// library's canonical order: index, own before adopted, creation time,
+// name, UID. A real informer lists pods in a map's order, so this is one of
+// the orders upstream may meet.
+func CanonicalOrder(job *batchv1.Job) func(a, b *corev1.Pod) int {
 	indexed := job.Spec.CompletionMode != nil && *job.Spec.CompletionMode == batchv1.IndexedCompletion
 	return func(a, b *corev1.Pod) int {
 		if indexed {
@@ -165,37 +159,6 @@ func informerOrder(job *batchv1.Job) func(a, b *corev1.Pod) int {
 			return c
 		}
 		return strings.Compare(string(a.UID), string(b.UID))
-	}
-}
-
-// informerOrders lists the pod orders tried: the canonical one, its
-// reverse, and two that put the library's choices first and last. The
-// latter matter where upstream's choice depends on the order in ways no
-// single order captures: of the failed pods of an index, upstream keeps
-// (until a replacement carries the index's failure count) the one its fold
-// over the informer's order ends with, and that fold's result depends on the
-// order when one pod has the higher failure count and the other the later
-// finish time.
-func informerOrders(s jobsync.Snapshot, p jobsync.Plan) []func(a, b *corev1.Pod) int {
-	canonical := informerOrder(s.Job)
-	removed := map[string]bool{}
-	for _, r := range p.FinalizerRemovals {
-		removed[r.Pod.Name] = true
-	}
-	keptFirst := func(a, b *corev1.Pod) int {
-		if ra, rb := removed[a.Name], removed[b.Name]; ra != rb {
-			if ra {
-				return 1
-			}
-			return -1
-		}
-		return canonical(a, b)
-	}
-	return []func(a, b *corev1.Pod) int{
-		canonical,
-		func(a, b *corev1.Pod) int { return canonical(b, a) },
-		keptFirst,
-		func(a, b *corev1.Pod) int { return keptFirst(b, a) },
 	}
 }
 
@@ -250,7 +213,7 @@ var cmpOptions = cmp.Options{
 	cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) }),
 	cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 }),
 	// Only whether a side failed is compared, not its words.
-	cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "Error" },
+	cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "Error" || p.String() == "TTL.Error" },
 		cmp.Comparer(func(a, b string) bool { return (a == "") == (b == "") })),
 }
 

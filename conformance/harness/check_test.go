@@ -26,7 +26,7 @@ func firstCase(t *testing.T, family string, want func(upstream.Result) bool) gen
 			t.Fatal(err)
 		}
 		s := c.Snapshot
-		r, err := upstream.Run(upstream.Input{Job: s.Job, Pods: s.Pods, Now: s.Now, Expectations: s.Expectations, Backoff: s.Backoff, Gates: c.Gates(), PodOrder: informerOrder(s.Job)})
+		r, err := upstream.Run(upstream.Input{Job: s.Job, Pods: s.Pods, Now: s.Now, Expectations: s.Expectations, Backoff: s.Backoff, Gates: c.Gates(), PodOrder: CanonicalOrder(s.Job)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,21 +72,20 @@ func TestDiffCatchesAlteredPlans(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := upstream.Run(upstream.Input{Job: s.Job, Pods: s.Pods, Now: s.Now, Expectations: s.Expectations, Backoff: s.Backoff, Gates: tc.c.Gates(), PodOrder: informerOrder(s.Job)})
+			r, err := upstream.Run(upstream.Input{Job: s.Job, Pods: s.Pods, Now: s.Now, Expectations: s.Expectations, Backoff: s.Backoff, Gates: tc.c.Gates(), PodOrder: CanonicalOrder(s.Job)})
 			if err != nil {
 				t.Fatal(err)
 			}
-			vw := newView(s)
 			up := fromUpstream(r, s)
-			vw.normalize(&up)
+			normalize(&up)
 			lib := fromPlan(plan, nil, s)
-			vw.normalize(&lib)
+			normalize(&lib)
 			if d, _ := diff(up, lib); d != "" {
 				t.Fatalf("the unaltered plan already differs:\n%s", d)
 			}
 			tc.alter(&plan)
 			lib = fromPlan(plan, nil, s)
-			vw.normalize(&lib)
+			normalize(&lib)
 			d, classes := diff(up, lib)
 			if d == "" || !slices.ContainsFunc(classes, func(c string) bool { return strings.HasPrefix(c, tc.class) }) {
 				t.Errorf("classes %v, want %s; diff:\n%s", classes, tc.class, d)
@@ -113,27 +112,5 @@ func TestValidateWritesUsesTheStatusStrategy(t *testing.T) {
 	done.CompletionTime = done.StartTime
 	if errs := validateWrites(job, nil, done); len(errs) == 0 {
 		t.Errorf("a Complete Job with an active pod accepted")
-	}
-}
-
-func TestTieClasses(t *testing.T) {
-	at := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	pod := func(name string, created metav1.Time, node string) *corev1.Pod {
-		return &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: created},
-			Spec:       corev1.PodSpec{NodeName: node},
-			Status:     corev1.PodStatus{Phase: corev1.PodRunning},
-		}
-	}
-	later := metav1.NewTime(at.Add(time.Second))
-	classes := tieClasses([]*corev1.Pod{pod("b", at, "n"), pod("a", at, "n"), pod("c", later, "n"), pod("d", at, "")})
-	if classes["a"] != classes["b"] || classes["a"] == "" {
-		t.Errorf("a and b rank equal, got %v", classes)
-	}
-	if _, ok := classes["c"]; ok {
-		t.Errorf("c ranks alone, got %v", classes)
-	}
-	if _, ok := classes["d"]; ok {
-		t.Errorf("d ranks alone, got %v", classes)
 	}
 }

@@ -172,6 +172,21 @@ func shorten(job *batchv1.Job, p *corev1.Pod) (scenario.Pod, bool) {
 		sp.Annotations[k] = v
 	}
 	switch ref := metav1.GetControllerOf(p); {
+	case len(p.OwnerReferences) > 1 || (ref != nil && ref.UID == job.UID && (ref.Kind != "Job" || ref.Name != job.Name)) ||
+		(ref == nil && len(p.OwnerReferences) == 1):
+		for _, r := range p.OwnerReferences {
+			or := scenario.OwnerRef{Controller: r.Controller}
+			if r.Kind != "Job" {
+				or.Kind = r.Kind
+			}
+			if r.Name != job.Name {
+				or.Name = r.Name
+			}
+			if r.UID != job.UID {
+				or.UID = string(r.UID)
+			}
+			sp.OwnerRefs = append(sp.OwnerRefs, or)
+		}
 	case ref == nil:
 		sp.Owner = "none"
 	case ref.UID != job.UID:

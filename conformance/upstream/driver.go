@@ -22,6 +22,7 @@ import (
 	"github.com/go-logr/logr"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	"k8s.io/apimachinery/pkg/types"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
@@ -29,6 +30,7 @@ import (
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	schedulinginformers "k8s.io/client-go/informers/scheduling/v1alpha2"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
@@ -55,6 +57,10 @@ type Input struct {
 	// Gates overrides feature gates (by name) for this sync only. Gates
 	// locked to their default in v1.36 cannot be overridden.
 	Gates map[string]bool
+	// Workloads and PodGroups are put in the controller's scheduling
+	// informers (read only with the WorkloadWithJob gate on).
+	Workloads []*schedulingv1alpha2.Workload
+	PodGroups []*schedulingv1alpha2.PodGroup
 	// PodOrder, when set, is the order in which the informer hands the
 	// Job's pods to the controller (a real informer's order is that of a
 	// map: any order is possible). Nil leaves the indexer's own order.
@@ -72,6 +78,10 @@ type Result struct {
 	// FinalizerRemovals are the pods whose tracking finalizer the tracking
 	// step (removeTrackingFinalizerFromPods) removed, in arrival order.
 	FinalizerRemovals []string
+	// WorkloadCreates and PodGroupCreates are the scheduling objects the
+	// sync created through the API, as sent.
+	WorkloadCreates []*schedulingv1alpha2.Workload
+	PodGroupCreates []*schedulingv1alpha2.PodGroup
 	// Adoptions and Releases are the owner-reference patches of claiming,
 	// with their bodies.
 	Adoptions, Releases []Claim
@@ -177,7 +187,7 @@ func run(in Input) (res Result, err error) {
 	jm, key := d.jm, d.key
 
 	seeded := seedExpectations(jm, key, in)
-	seedFinalizerExpectations(jm, key, in.Expectations.FinalizerRemovals)
+	seedFinalizerExpectations(jm, key, in.Expectations.FinalizerRemovals.Sorted())
 	if in.Expectations.JobFinished {
 		fieldPtr[sync.Map](jm, "finishedJobExpectations").Store(in.Job.UID, struct{}{})
 	}
@@ -190,11 +200,16 @@ func run(in Input) (res Result, err error) {
 			return res, err
 		}
 	}
+	if err := d.addSchedulingObjects(in.Workloads, in.PodGroups); err != nil {
+		return res, err
+	}
+	d.client.ClearActions()
 	if in.PodOrder != nil {
 		*fieldPtr[cache.Indexer](jm, "podIndexer") = orderedIndexer{d.podIndexer, in.PodOrder}
 	}
 
 	res.Err = callRecovering(d.sync)
+	res.WorkloadCreates, res.PodGroupCreates = d.schedulingCreates()
 
 	res.Expectations = readExpectations(jm, key, in, seeded)
 	if f, last, ok := readBackoff(jm, key); ok {
@@ -223,6 +238,8 @@ type driven struct {
 	jm         *jobctrl.Controller
 	queue      workqueue.TypedRateLimitingInterface[string] // its own, for close
 	podIndexer cache.Indexer                                // empty: the caller adds the pods
+	client     *fake.Clientset
+	factory    informers.SharedInformerFactory
 }
 
 // newDriven builds the controller through its exported constructor, sets
@@ -246,6 +263,8 @@ func newDriven(job *batchv1.Job, now time.Time, fx sideEffects) (*driven, error)
 		jm:         jm,
 		queue:      *fieldPtr[workqueue.TypedRateLimitingInterface[string]](jm, "queue"),
 		podIndexer: podInformer.Informer().GetIndexer(),
+		client:     client,
+		factory:    factory,
 	}
 	*fieldPtr[clock.WithTicker](jm, "clock") = clocktesting.NewFakeClock(now)
 	*fieldPtr[controller.PodControlInterface](jm, "podControl") = fx
@@ -373,9 +392,48 @@ func readExpectations(jm *jobctrl.Controller, key string, in Input, seeded *cont
 			out.SetAt = in.Now
 		}
 	}
-	out.FinalizerRemovals = readFinalizerExpectations(jm, key)
+	out.FinalizerRemovals = expectations.NewUIDSet(readFinalizerExpectations(jm, key)...)
 	_, out.JobFinished = fieldPtr[sync.Map](jm, "finishedJobExpectations").Load(types.UID(in.Job.UID))
 	return out
 }
 
 func featureName(name string) featuregate.Feature { return featuregate.Feature(name) }
+
+// addSchedulingObjects puts Workloads and PodGroups in the controller's
+// informers, when the WorkloadWithJob gate gave it any.
+func (d *driven) addSchedulingObjects(wls []*schedulingv1alpha2.Workload, pgs []*schedulingv1alpha2.PodGroup) error {
+	if !utilfeature.DefaultFeatureGate.Enabled(features.WorkloadWithJob) {
+		return nil
+	}
+	wi := d.factory.Scheduling().V1alpha2().Workloads().Informer().GetIndexer()
+	for _, wl := range wls {
+		if err := wi.Add(wl.DeepCopy()); err != nil {
+			return err
+		}
+	}
+	pi := d.factory.Scheduling().V1alpha2().PodGroups().Informer().GetIndexer()
+	for _, pg := range pgs {
+		if err := pi.Add(pg.DeepCopy()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// schedulingCreates returns the Workloads and PodGroups the sync created
+// through the fake clientset, as sent.
+func (d *driven) schedulingCreates() (wls []*schedulingv1alpha2.Workload, pgs []*schedulingv1alpha2.PodGroup) {
+	for _, a := range d.client.Actions() {
+		c, ok := a.(k8stesting.CreateAction)
+		if !ok {
+			continue
+		}
+		switch o := c.GetObject().(type) {
+		case *schedulingv1alpha2.Workload:
+			wls = append(wls, o.DeepCopy())
+		case *schedulingv1alpha2.PodGroup:
+			pgs = append(pgs, o.DeepCopy())
+		}
+	}
+	return wls, pgs
+}

@@ -76,7 +76,7 @@ func TestSmokeMemoryRoundTrip(t *testing.T) {
 	last := smokeNow.Add(-5 * time.Second)
 	in := Input{
 		Job: job, Now: smokeNow,
-		Expectations: expectations.Expectations{Creations: 1, SetAt: smokeNow.Add(-time.Minute), FinalizerRemovals: []types.UID{"b", "a"}},
+		Expectations: expectations.Expectations{Creations: 1, SetAt: smokeNow.Add(-time.Minute), FinalizerRemovals: expectations.NewUIDSet("b", "a")},
 		Backoff:      backoff.Record{FailuresAfterLastSuccess: 2, LastFailureTime: &last},
 	}
 	res, err := Run(in)
@@ -88,7 +88,7 @@ func TestSmokeMemoryRoundTrip(t *testing.T) {
 		t.Errorf("creates %d with pending expectations", len(res.Creates))
 	}
 	e := res.Expectations
-	if e.Creations != 1 || !e.SetAt.Equal(in.Expectations.SetAt) || len(e.FinalizerRemovals) != 2 || e.FinalizerRemovals[0] != "a" {
+	if e.Creations != 1 || !e.SetAt.Equal(in.Expectations.SetAt) || e.FinalizerRemovals.Len() != 2 || e.FinalizerRemovals.Sorted()[0] != "a" {
 		t.Errorf("expectations after %+v", e)
 	}
 	if res.Backoff.FailuresAfterLastSuccess != 2 || !res.Backoff.LastFailureTime.Equal(last) {

@@ -22,8 +22,6 @@ import (
 	"time"
 	"unsafe"
 
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/cache"
@@ -147,32 +145,4 @@ var controlleeTimestampOffset = func() uintptr {
 // harness back-dates the record by the snapshot's age of the expectations.
 func setControlleeTimestamp(e *controller.ControlleeExpectations, t time.Time) {
 	*(*time.Time)(unsafe.Add(unsafe.Pointer(e), controlleeTimestampOffset)) = t
-}
-
-// --- pod failure policy (free functions, exported types) ---
-
-//go:linkname upMatchPodFailurePolicy k8s.io/kubernetes/pkg/controller/job.matchPodFailurePolicy
-func upMatchPodFailurePolicy(policy *batchv1.PodFailurePolicy, pod *corev1.Pod) (*string, bool, *batchv1.PodFailurePolicyAction)
-
-//go:linkname upIsPodFailed k8s.io/kubernetes/pkg/controller/job.isPodFailed
-func upIsPodFailed(pod *corev1.Pod, job *batchv1.Job) bool
-
-// FailJobMessages returns the message of every pod of the snapshot that, on
-// its own, makes upstream fail the Job through a FailJob rule. Upstream
-// takes the first such pod in its informer's order, which is not
-// deterministic; any message of this list is a possible outcome.
-func FailJobMessages(job *batchv1.Job, pods []*corev1.Pod) []string {
-	if job.Spec.PodFailurePolicy == nil {
-		return nil
-	}
-	var out []string
-	for _, p := range pods {
-		if !upIsPodFailed(p, job) {
-			continue
-		}
-		if msg, _, _ := upMatchPodFailurePolicy(job.Spec.PodFailurePolicy, p); msg != nil {
-			out = append(out, *msg)
-		}
-	}
-	return out
 }

@@ -9,6 +9,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -52,8 +53,16 @@ type Cluster struct {
 	seq    int64
 
 	result Result
-	done   bool
-	check  *checker
+	// workloads and podGroups are the scheduling.k8s.io objects the
+	// controller created (Options.WorkloadWithJob); the controller's view
+	// of them is always current.
+	workloads []*schedulingv1alpha2.Workload
+	podGroups []*schedulingv1alpha2.PodGroup
+	// ttlOutcome is the outcome of a finished Job that the TTL-after-
+	// finished controller is yet to delete.
+	ttlOutcome Outcome
+	done       bool
+	check      *checker
 
 	// finalizersFirst sabotages the write-ahead order (tests only): the
 	// finalizer removals of a plan are carried out before its interim
@@ -67,27 +76,62 @@ type memory struct {
 	backoff backoff.Record
 }
 
-// view is the controller's informer cache.
+// view is the controller's informer cache. The pods are kept in a slice
+// (with each pod's position by UID) rather than listed from a map and
+// sorted at every sync: a sync of a Job with a million pods lists them in
+// one copy. The order is the order the pods arrived in, changed by
+// removals (the last pod takes the place of the one removed): it is
+// deterministic for a seed, and Reconcile decides the same whatever it is.
 type view struct {
 	job  *batchv1.Job
-	pods map[types.UID]*corev1.Pod
+	pods []*corev1.Pod
+	at   map[types.UID]int // position in pods
+	buf  []*corev1.Pod     // the last listing, reused
 }
 
-func (v *view) list() []*corev1.Pod {
-	out := make([]*corev1.Pod, 0, len(v.pods))
-	for _, p := range v.pods {
-		out = append(out, p)
+func newView(job *batchv1.Job, capacity int) view {
+	return view{job: job, pods: make([]*corev1.Pod, 0, capacity), at: make(map[types.UID]int, capacity)}
+}
+
+// get returns the pod with uid, nil when the view has none.
+func (v *view) get(uid types.UID) *corev1.Pod {
+	if i, ok := v.at[uid]; ok {
+		return v.pods[i]
 	}
-	slices.SortFunc(out, func(a, b *corev1.Pod) int {
-		if a.Name != b.Name {
-			if a.Name < b.Name {
-				return -1
-			}
-			return 1
-		}
-		return 0
-	})
-	return out
+	return nil
+}
+
+// put adds the pod or replaces the one with its UID.
+func (v *view) put(p *corev1.Pod) {
+	if i, ok := v.at[p.UID]; ok {
+		v.pods[i] = p
+		return
+	}
+	v.at[p.UID] = len(v.pods)
+	v.pods = append(v.pods, p)
+}
+
+// remove drops the pod with uid, if any.
+func (v *view) remove(uid types.UID) {
+	i, ok := v.at[uid]
+	if !ok {
+		return
+	}
+	last := len(v.pods) - 1
+	if i != last {
+		v.pods[i] = v.pods[last]
+		v.at[v.pods[i].UID] = i
+	}
+	v.pods[last] = nil
+	v.pods = v.pods[:last]
+	delete(v.at, uid)
+}
+
+// list returns the pods of the view. The slice is the view's own buffer,
+// overwritten by the next list: it stays valid for one sync.
+func (v *view) list() []*corev1.Pod {
+	v.buf = append(v.buf[:0], v.pods...)
+	return v.buf
 }
 
 // watchEvent is one change delivered by a watch stream.
@@ -130,6 +174,7 @@ const (
 	evInformerAll
 	evJobChange
 	evJobRemove
+	evTTLCheck
 )
 
 type event struct {
@@ -182,7 +227,7 @@ func NewCluster(job *batchv1.Job, cfg Config) (*Cluster, error) {
 		pods:     map[types.UID]*simPod{},
 		names:    map[string]bool{},
 		attempts: map[int]int{},
-		view:     view{pods: map[types.UID]*corev1.Pod{}},
+		view:     newView(nil, 0),
 	}
 	if c.fin == "" {
 		c.fin = batchv1.JobTrackingFinalizer
@@ -269,7 +314,15 @@ func (c *Cluster) Result() Result {
 	r.Steps = slices.Clone(r.Steps)
 	r.Violations = slices.Clone(r.Violations)
 	r.Job = c.Job()
-	r.Pods = c.Pods()
+	if !c.cfg.DiscardPods {
+		r.Pods = c.Pods()
+	}
+	for _, wl := range c.workloads {
+		r.Workloads = append(r.Workloads, wl.DeepCopy())
+	}
+	for _, pg := range c.podGroups {
+		r.PodGroups = append(r.PodGroups, pg.DeepCopy())
+	}
 	r.End = c.now
 	return r
 }
@@ -329,8 +382,29 @@ func (c *Cluster) Step() (StepRecord, bool, error) {
 		c.result.Steps = append(c.result.Steps, rec)
 	}
 	switch {
+	case c.job == nil && c.ttlOutcome != "":
+		c.finish(c.ttlOutcome)
 	case c.job == nil:
 		c.finish(OutcomeDeleted)
+	case c.ttlOutcome != "":
+		// Finished; the TTL-after-finished controller deletes it later.
+	case isFinished(c.job) && c.job.Spec.TTLSecondsAfterFinished != nil && c.job.DeletionTimestamp == nil:
+		// The TTL-after-finished controller sees the finished Job at once
+		// and deletes it when its TTL runs out; the run goes on until the
+		// Job is gone.
+		c.ttlOutcome = OutcomeFailed
+		if hasTrueCondition(c.job, batchv1.JobComplete) {
+			c.ttlOutcome = OutcomeComplete
+		}
+		c.result.FinishedAt = c.now
+		c.schedule(event{at: c.now, kind: evTTLCheck})
+		if c.check != nil {
+			// The end-of-run checks look at the finished Job now, before
+			// the TTL controller deletes it.
+			c.check.atEnd(c.ttlOutcome)
+			c.result.Violations = append(c.result.Violations, c.check.pending...)
+			c.check.pending = nil
+		}
 	case hasTrueCondition(c.job, batchv1.JobComplete):
 		c.finish(OutcomeComplete)
 	case hasTrueCondition(c.job, batchv1.JobFailed):
@@ -341,8 +415,11 @@ func (c *Cluster) Step() (StepRecord, bool, error) {
 
 func (c *Cluster) finish(o Outcome) {
 	c.done = true
+	if c.result.FinishedAt.IsZero() {
+		c.result.FinishedAt = c.now
+	}
 	c.result.Outcome = o
-	if c.check != nil {
+	if c.check != nil && c.ttlOutcome == "" {
 		c.check.atEnd(o)
 		c.result.Violations = append(c.result.Violations, c.check.pending...)
 		c.check.pending = nil

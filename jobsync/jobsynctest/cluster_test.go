@@ -1,6 +1,7 @@
 package jobsynctest_test
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/jobsync/jobsync/jobsync"
 	"github.com/jobsync/jobsync/jobsync/jobsynctest"
 )
 
@@ -253,4 +255,62 @@ func TestWriteAheadSabotageIsCaught(t *testing.T) {
 		}
 	}
 	t.Fatalf("the sabotaged order went unnoticed; violations: %v", res.Violations)
+}
+
+// A finished Job with ttlSecondsAfterFinished is deleted, with its pods, by
+// the TTL-after-finished controller once the TTL has run out; the run keeps
+// the Job's outcome and ends when the Job is gone.
+func TestTTLAfterFinishedDeletesTheJob(t *testing.T) {
+	ok := jobsynctest.Behavior{StartDelay: time.Second, RunTime: 10 * time.Second}
+	for _, ttl := range []int32{0, 45} {
+		t.Run(fmt.Sprint(ttl), func(t *testing.T) {
+			job := newJob(func(s *batchv1.JobSpec) { s.TTLSecondsAfterFinished = ptr(ttl) })
+			res := run(t, job, jobsynctest.Config{Script: jobsynctest.Script{Default: &ok}})
+			if len(res.Violations) > 0 {
+				t.Fatalf("violations: %v", res.Violations)
+			}
+			if res.Outcome != jobsynctest.OutcomeComplete {
+				t.Fatalf("outcome %s, want Complete", res.Outcome)
+			}
+			if want := res.FinishedAt.Add(time.Duration(ttl) * time.Second); !res.TTLDeletedAt.Equal(want) {
+				t.Errorf("deleted at %v, want %v (finished %v + TTL %ds)", res.TTLDeletedAt, want, res.FinishedAt, ttl)
+			}
+			if len(res.Pods) != 0 || res.Job == nil || res.Job.DeletionTimestamp == nil {
+				t.Errorf("the Job and its pods should be gone: %d pods left, Job %v", len(res.Pods), res.Job)
+			}
+		})
+	}
+}
+
+// With WorkloadWithJob, a gang Job gets one Workload and one PodGroup
+// (naming the Workload's UID the API server gave it) before its pods, and
+// every pod it creates joins the PodGroup.
+func TestWorkloadWithJobGang(t *testing.T) {
+	ok := jobsynctest.Behavior{StartDelay: time.Second, RunTime: 10 * time.Second}
+	job := newJob(func(s *batchv1.JobSpec) {
+		s.CompletionMode = ptr(batchv1.IndexedCompletion)
+		s.Completions, s.Parallelism = ptr(int32(4)), ptr(int32(4))
+	})
+	res := run(t, job, jobsynctest.Config{Script: jobsynctest.Script{Default: &ok}, Options: jobsync.Options{WorkloadWithJob: true}})
+	if len(res.Violations) > 0 {
+		t.Fatalf("violations: %v", res.Violations)
+	}
+	if res.Outcome != jobsynctest.OutcomeComplete || len(res.Workloads) != 1 || len(res.PodGroups) != 1 {
+		t.Fatalf("outcome %s with %d Workloads and %d PodGroups, want Complete with one of each", res.Outcome, len(res.Workloads), len(res.PodGroups))
+	}
+	wl, pg := res.Workloads[0], res.PodGroups[0]
+	if gang := wl.Spec.PodGroupTemplates[0].SchedulingPolicy.Gang; gang == nil || gang.MinCount != 4 {
+		t.Errorf("Workload gang policy %+v, want minCount 4", wl.Spec.PodGroupTemplates[0].SchedulingPolicy)
+	}
+	if refs := pg.OwnerReferences; len(refs) != 2 || refs[1].UID != wl.UID || wl.UID == "" {
+		t.Errorf("PodGroup owner references %+v do not name the Workload's UID %s", refs, wl.UID)
+	}
+	for _, p := range res.Pods {
+		if g := p.Spec.SchedulingGroup; g == nil || g.PodGroupName == nil || *g.PodGroupName != pg.Name {
+			t.Errorf("pod %s has scheduling group %+v, want PodGroup %s", p.Name, g, pg.Name)
+		}
+	}
+	if len(res.Pods) != 4 {
+		t.Errorf("%d pods, want 4", len(res.Pods))
+	}
 }

@@ -39,6 +39,10 @@ type Config struct {
 	// DiscardSteps keeps Result.Steps empty, for long runs where only the
 	// outcome matters.
 	DiscardSteps bool `json:"-"`
+	// DiscardPods keeps Result.Pods empty: copying every pod of a Job of a
+	// million pods into the result takes seconds and gigabytes, for runs
+	// that only want the outcome and the counts.
+	DiscardPods bool `json:"-"`
 }
 
 // DefaultStart is the clock reading used when Config.Start is zero.

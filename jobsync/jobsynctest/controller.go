@@ -10,7 +10,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/jobsync/jobsync/jobsync"
 )
@@ -71,6 +70,8 @@ func (c *Cluster) handle(ev event) StepRecord {
 		return StepRecord{Kind: KindInformer, Detail: "pod and Job watches"}
 	case evJobChange:
 		return c.changeJob(c.cfg.Faults.JobChanges[ev.change])
+	case evTTLCheck:
+		return c.ttlCheck()
 	case evJobRemove:
 		if c.job == nil || c.job.DeletionTimestamp == nil || len(c.pods) > 0 {
 			return StepRecord{Kind: KindJobRemoved, Detail: "nothing to remove"}
@@ -81,6 +82,37 @@ func (c *Cluster) handle(ev event) StepRecord {
 		return StepRecord{Kind: KindJobRemoved}
 	}
 	panic(fmt.Sprintf("jobsynctest: unknown event kind %d", ev.kind))
+}
+
+// ttlCheck is one look of the TTL-after-finished controller at the Job as
+// the API server holds it: it deletes the Job (foreground) once its TTL
+// has run out, and otherwise looks again when it will.
+func (c *Cluster) ttlCheck() StepRecord {
+	rec := StepRecord{Kind: KindTTL}
+	if c.job == nil {
+		rec.Detail = "the Job is gone"
+		return rec
+	}
+	d, err := jobsync.TTLAfterFinished(c.job, c.now)
+	switch {
+	case err != nil:
+		rec.Detail = "cannot decide: " + err.Error()
+	case d.Delete:
+		rec.Kind = KindJobDeleted
+		rec.Detail = "the TTL-after-finished controller deletes the Job: " + d.Reason
+		j := c.job.DeepCopy()
+		now := metav1.NewTime(c.now)
+		j.DeletionTimestamp = &now
+		j.Finalizers = append(j.Finalizers, metav1.FinalizerDeleteDependents)
+		c.storeJob(j)
+		c.result.TTLDeletedAt = c.now
+	case d.RequeueAfter > 0:
+		rec.Detail = d.Reason
+		c.schedule(event{at: c.now.Add(d.RequeueAfter), kind: evTTLCheck})
+	default:
+		rec.Detail = d.Reason
+	}
+	return rec
 }
 
 // changeJob carries out a user's change to the Job's spec.
@@ -209,20 +241,20 @@ func (c *Cluster) deliverJob(ev watchEvent) {
 // lowers the expectations as upstream's handlers do.
 func (c *Cluster) deliverPod(ev watchEvent) {
 	p := ev.pod
-	old := c.view.pods[p.UID]
+	old := c.view.get(p.UID)
 	switch {
 	case ev.deleted:
-		delete(c.view.pods, p.UID)
+		c.view.remove(p.UID)
 		c.observeDeletion(p, true)
 	case old == nil:
-		c.view.pods[p.UID] = p
+		c.view.put(p)
 		if p.DeletionTimestamp != nil {
 			c.observeDeletion(p, false)
 		} else if c.controlled(p) {
 			c.mem.exp = c.mem.exp.CreationObserved()
 		}
 	default:
-		c.view.pods[p.UID] = p
+		c.view.put(p)
 		if old.ResourceVersion == p.ResourceVersion {
 			return
 		}
@@ -262,9 +294,9 @@ func (c *Cluster) crash() {
 	}
 	c.mem = memory{}
 	c.podStream, c.jobStream = stream{}, stream{}
-	c.view = view{job: c.job, pods: make(map[types.UID]*corev1.Pod, len(c.pods))}
-	for uid, sp := range c.pods {
-		c.view.pods[uid] = sp.obj
+	c.view = newView(c.job, len(c.pods))
+	for _, sp := range c.sortedPods() {
+		c.view.put(sp.obj)
 	}
 	c.apiRetries = 0
 	c.requestSync(c.now)
@@ -287,6 +319,12 @@ func planCalls(plan *jobsync.Plan, finalizersFirst bool) []call {
 	}
 	for i, a := range plan.Adoptions {
 		calls = append(calls, call{kind: "adopt", pod: a.Pod, claim: &plan.Adoptions[i]})
+	}
+	if plan.WorkloadCreation != nil {
+		calls = append(calls, call{kind: "workload"})
+	}
+	if plan.PodGroupCreation != nil {
+		calls = append(calls, call{kind: "podgroup"})
 	}
 	for i, d := range plan.Deletions {
 		if d.RemoveFinalizer {
@@ -324,7 +362,8 @@ func (c *Cluster) sync() (StepRecord, error) {
 		rec.Detail = "the Job is gone from the informer: nothing to do"
 		return rec, nil
 	}
-	snap := jobsync.Snapshot{Job: c.view.job, Pods: c.view.list(), Now: c.now, Expectations: c.mem.exp, Backoff: c.mem.backoff}
+	snap := jobsync.Snapshot{Job: c.view.job, Pods: c.view.list(), Now: c.now, Expectations: c.mem.exp, Backoff: c.mem.backoff,
+		Workloads: c.workloads, PodGroups: c.podGroups}
 	plan, err := jobsync.Reconcile(snap, c.opts)
 	if err != nil {
 		if c.check != nil {
@@ -471,6 +510,27 @@ func (c *Cluster) do(cl call, plan *jobsync.Plan, snap jobsync.Snapshot, rv *str
 		}
 		c.result.Deleted++
 		c.deletePod(sp)
+		return nil
+	case "workload":
+		wl := plan.WorkloadCreation.DeepCopy()
+		wl.UID, wl.ResourceVersion, wl.CreationTimestamp = c.newUID(), c.nextRV(), metav1.NewTime(c.now)
+		c.workloads = append(c.workloads, wl)
+		return nil
+	case "podgroup":
+		pg := plan.PodGroupCreation.DeepCopy()
+		for i, r := range pg.OwnerReferences {
+			if r.Kind == "Workload" && r.UID == "" {
+				// Filled in from the Workload created before it, as the
+				// plan asks.
+				for _, wl := range c.workloads {
+					if wl.Name == r.Name && wl.Namespace == pg.Namespace {
+						pg.OwnerReferences[i].UID = wl.UID
+					}
+				}
+			}
+		}
+		pg.UID, pg.ResourceVersion, pg.CreationTimestamp = c.newUID(), c.nextRV(), metav1.NewTime(c.now)
+		c.podGroups = append(c.podGroups, pg)
 		return nil
 	case "create":
 		c.result.Created++

@@ -2,6 +2,7 @@ package jobsynctest
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -77,7 +78,11 @@ func (c *Cluster) randomBehavior() Behavior {
 // createPod stores a pod the controller asked for, named and given a UID
 // as the API server does, and starts its lifecycle.
 func (c *Cluster) createPod(tmpl *corev1.Pod) *simPod {
-	p := tmpl.DeepCopy()
+	// The creation is the plan's: the stored pod shares its spec, labels
+	// and annotations (never written to), and update copies what it
+	// changes.
+	p := new(corev1.Pod)
+	*p = *tmpl
 	if p.Namespace == "" {
 		p.Namespace = c.job.Namespace
 	}
@@ -110,9 +115,17 @@ func (c *Cluster) createPod(tmpl *corev1.Pod) *simPod {
 	return sp
 }
 
-// update stores a changed copy of the pod and emits it.
+// update stores a changed copy of the pod and emits it. The copy shares
+// with the stored object what no change touches (the spec, labels and
+// annotations): stored objects are never written to, so the versions of a
+// pod can share them, as they share nothing the changes write. This spares
+// a deep copy of the spec at every write, most of the garbage of a long run.
 func (c *Cluster) update(sp *simPod, change func(p *corev1.Pod)) {
-	p := sp.obj.DeepCopy()
+	p := new(corev1.Pod)
+	*p = *sp.obj
+	p.Finalizers = slices.Clone(p.Finalizers)
+	p.OwnerReferences = slices.Clone(p.OwnerReferences)
+	sp.obj.Status.DeepCopyInto(&p.Status)
 	change(p)
 	p.ResourceVersion = c.nextRV()
 	sp.obj = p

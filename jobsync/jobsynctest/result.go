@@ -6,6 +6,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 
 	"github.com/jobsync/jobsync/jobsync"
 )
@@ -36,6 +37,10 @@ const (
 	KindJobScaled    Kind = "job-scaled"
 	KindJobDeleted   Kind = "job-deleted" // deletion requested (foreground)
 	KindJobRemoved   Kind = "job-removed" // the Job left the API server
+	// KindTTL is a look of the TTL-after-finished controller at a finished
+	// Job whose TTL has not run out yet (when it has, the step is
+	// KindJobDeleted).
+	KindTTL Kind = "ttl-check"
 )
 
 // StepRecord is one step of a simulation.
@@ -84,8 +89,14 @@ type Result struct {
 	Steps []StepRecord `json:"steps,omitempty"`
 	// Job is the Job as the API server last held it.
 	Job *batchv1.Job `json:"job"`
-	// Pods are the pods left in the API server, by name.
+	// Pods are the pods left in the API server, by name (empty with
+	// Config.DiscardPods).
 	Pods []*corev1.Pod `json:"pods,omitempty"`
+	// Workloads and PodGroups are the scheduling.k8s.io objects the
+	// controller created (Options.WorkloadWithJob), with the UIDs the API
+	// server gave them.
+	Workloads []*schedulingv1alpha2.Workload `json:"workloads,omitempty"`
+	PodGroups []*schedulingv1alpha2.PodGroup `json:"podGroups,omitempty"`
 	// Created and Deleted count the pods the controller created and the
 	// deletions it carried out.
 	Created int `json:"created"`
@@ -94,6 +105,13 @@ type Result struct {
 	Syncs int `json:"syncs"`
 	// End is the clock at the end.
 	End time.Time `json:"end"`
+	// FinishedAt is when the run's outcome was reached: the Job's terminal
+	// condition, or the end of the run. A Job with ttlSecondsAfterFinished
+	// is then deleted by the TTL-after-finished controller
+	// (jobsync.TTLAfterFinished) at TTLDeletedAt, and the run ends once it
+	// is gone, its outcome still Complete or Failed.
+	FinishedAt   time.Time `json:"finishedAt"`
+	TTLDeletedAt time.Time `json:"ttlDeletedAt,omitzero"`
 	// Faults counts the faults that struck.
 	Faults FaultCounts `json:"faults"`
 	// Violations are every invariant broken on the way and at the end

@@ -406,11 +406,11 @@ func drawExpectations(t *rapid.T, pods []*corev1.Pod, now time.Time) expectation
 	}
 	for _, p := range pods {
 		if rapid.IntRange(0, 7).Draw(t, "expectRemoval") == 0 {
-			e.FinalizerRemovals = append(e.FinalizerRemovals, p.UID)
+			e.FinalizerRemovals = e.FinalizerRemovals.Add(p.UID)
 		}
 	}
 	if rapid.IntRange(0, 9).Draw(t, "expectGone") == 0 {
-		e.FinalizerRemovals = append(e.FinalizerRemovals, "gone")
+		e.FinalizerRemovals = e.FinalizerRemovals.Add("gone")
 	}
 	e.JobFinished = rapid.IntRange(0, 19).Draw(t, "jobFinished") == 0
 	return e

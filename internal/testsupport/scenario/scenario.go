@@ -12,6 +12,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
@@ -33,6 +34,21 @@ type Scenario struct {
 	Pods         []Pod                     `json:"pods,omitempty"`
 	Expectations expectations.Expectations `json:"expectations,omitempty"`
 	Backoff      backoff.Record            `json:"backoff,omitempty"`
+	// Workloads and PodGroups are scheduling.k8s.io/v1alpha2 objects in the
+	// Job's namespace (read with gates.workloadWithJob); a namespace left
+	// out is the Job's.
+	Workloads []schedulingv1alpha2.Workload `json:"workloads,omitempty"`
+	PodGroups []schedulingv1alpha2.PodGroup `json:"podGroups,omitempty"`
+	// Gates are feature gates set otherwise than v1.36's defaults; unlike
+	// Options, upstream runs with them too.
+	Gates Gates `json:"gates,omitempty"`
+}
+
+// Gates are the feature gates a scenario may turn on or off.
+type Gates struct {
+	// WorkloadWithJob turns the alpha WorkloadWithJob gate on
+	// (jobsync.Options.WorkloadWithJob; upstream also with GenericWorkload).
+	WorkloadWithJob bool `json:"workloadWithJob,omitempty"`
 }
 
 // Options are the few jobsync.Options a scenario may change.
@@ -64,10 +80,23 @@ type Pod struct {
 	Node        string            `json:"node,omitempty"`        // default "node-1" unless Pending
 	Annotations map[string]string `json:"annotations,omitempty"` // extra annotations
 	Owner       string            `json:"owner,omitempty"`       // "none" for an orphan, or another UID
-	Labels      map[string]string `json:"labels,omitempty"`      // replace the Job's template labels
+	// OwnerRefs, when set, are the pod's owner references, replacing what
+	// Owner says: any mix of references to the Job (controller or not) and
+	// to other objects.
+	OwnerRefs []OwnerRef        `json:"ownerRefs,omitempty"`
+	Labels    map[string]string `json:"labels,omitempty"` // replace the Job's template labels
 	// Init, when set, gives the pod an init container that ended with this
 	// exit code; the main container then never started.
 	Init *InitContainer `json:"init,omitempty"`
+}
+
+// OwnerRef is one owner reference in short: the Job's kind, name and UID
+// unless said otherwise.
+type OwnerRef struct {
+	Kind       string `json:"kind,omitempty"` // default "Job"
+	Name       string `json:"name,omitempty"` // default: the Job's name
+	UID        string `json:"uid,omitempty"`  // default: the Job's UID
+	Controller *bool  `json:"controller,omitempty"`
 }
 
 // InitContainer is an init container that terminated.
@@ -93,6 +122,7 @@ func (sc Scenario) JobsyncOptions() jobsync.Options {
 		MaxPodCreateDeletePerSync: sc.Options.MaxPodCreateDeletePerSync,
 		ControllerName:            sc.Options.ControllerName,
 		TrackingFinalizer:         sc.Options.TrackingFinalizer,
+		WorkloadWithJob:           sc.Gates.WorkloadWithJob,
 	}
 }
 
@@ -107,7 +137,22 @@ func (sc Scenario) Snapshot() jobsync.Snapshot {
 	for _, ps := range sc.Pods {
 		pods = append(pods, PodFor(job, ps, finalizer))
 	}
-	return jobsync.Snapshot{Job: job, Pods: pods, Now: sc.Now.Time, Expectations: sc.Expectations, Backoff: sc.Backoff}
+	snap := jobsync.Snapshot{Job: job, Pods: pods, Now: sc.Now.Time, Expectations: sc.Expectations, Backoff: sc.Backoff}
+	for i := range sc.Workloads {
+		wl := sc.Workloads[i].DeepCopy()
+		if wl.Namespace == "" {
+			wl.Namespace = job.Namespace
+		}
+		snap.Workloads = append(snap.Workloads, wl)
+	}
+	for i := range sc.PodGroups {
+		pg := sc.PodGroups[i].DeepCopy()
+		if pg.Namespace == "" {
+			pg.Namespace = job.Namespace
+		}
+		snap.PodGroups = append(snap.PodGroups, pg)
+	}
+	return snap
 }
 
 // Job fills in what the API server would and what scenario files
@@ -214,6 +259,25 @@ func PodFor(job *batchv1.Job, ps Pod, finalizer string) *corev1.Pod {
 	case "none":
 	default:
 		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: "other", UID: types.UID(ps.Owner), Controller: ptr(true)}}
+	}
+	if ps.OwnerRefs != nil {
+		p.OwnerReferences = nil
+		for _, r := range ps.OwnerRefs {
+			ref := metav1.OwnerReference{APIVersion: "batch/v1", Kind: "Job", Name: job.Name, UID: job.UID, Controller: r.Controller}
+			if r.Kind != "" {
+				ref.Kind = r.Kind
+				if r.Kind != "Job" && r.Kind != "CronJob" {
+					ref.APIVersion = "v1"
+				}
+			}
+			if r.Name != "" {
+				ref.Name = r.Name
+			}
+			if r.UID != "" {
+				ref.UID = types.UID(r.UID)
+			}
+			p.OwnerReferences = append(p.OwnerReferences, ref)
+		}
 	}
 	if !ps.NoFinalizer {
 		p.Finalizers = []string{finalizer}

@@ -1,0 +1,41 @@
+// Command jobsync-controller is an external Job controller built on
+// jobsync: it runs the Jobs whose spec.managedBy is its --controller-name,
+// deciding every sync as Kubernetes' own Job controller would, and leaves
+// every other Job alone.
+//
+//	jobsync-controller --kubeconfig ~/.kube/config --controller-name example.com/jobsync
+//
+// With --leader-elect, only the holder of a Lease (in
+// --leader-elect-namespace) runs the controller, so several replicas can
+// be deployed. SIGINT or SIGTERM stops it gracefully: syncs under way
+// finish, the Lease is released.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"k8s.io/klog/v2"
+)
+
+func main() {
+	klog.InitFlags(nil)
+	cfg := defaultConfig()
+	cfg.bind(flag.CommandLine)
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	ctx = klog.NewContext(ctx, klog.Background().WithName("jobsync-controller"))
+	if err := run(ctx, cfg); err != nil {
+		klog.FromContext(ctx).Error(err, "jobsync-controller failed")
+		klog.Flush()
+		fmt.Fprintln(os.Stderr, "jobsync-controller:", err)
+		os.Exit(1)
+	}
+	klog.Flush()
+}

@@ -1,0 +1,106 @@
+package memory
+
+import (
+	"sync"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/jobsync/jobsync/backoff"
+	"github.com/jobsync/jobsync/expectations"
+	"github.com/jobsync/jobsync/jobsync"
+)
+
+// Store holds the memory of many Jobs. It is safe for concurrent use: the
+// informer's handlers lower it while workers sync. Two syncs of the same
+// Job must not overlap (a workqueue guarantees it).
+//
+// Memory is keyed by namespace and name and stamped with the Job's UID: a
+// Job deleted and created again under the same name starts with empty
+// memory, and observations about the old Job's pods never lower the new
+// one's.
+type Store struct {
+	mu   sync.Mutex
+	jobs map[types.NamespacedName]*entry
+}
+
+type entry struct {
+	uid     types.UID
+	exp     expectations.Expectations
+	backoff backoff.Record
+}
+
+// NewStore returns an empty Store.
+func NewStore() *Store {
+	return &Store{jobs: make(map[types.NamespacedName]*entry)}
+}
+
+func keyOf(job *batchv1.Job) types.NamespacedName {
+	return types.NamespacedName{Namespace: job.Namespace, Name: job.Name}
+}
+
+// Snapshot returns the snapshot of one sync of job: the Job, its pods, the
+// clock reading and the memory kept for this Job (empty if none is kept,
+// or if what is kept belongs to an earlier Job of the same name).
+func (s *Store) Snapshot(job *batchv1.Job, pods []*corev1.Pod, now time.Time) jobsync.Snapshot {
+	snap := jobsync.Snapshot{Job: job, Pods: pods, Now: now}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e := s.jobs[keyOf(job)]; e != nil && e.uid == job.UID {
+		snap.Expectations = cloneExp(e.exp)
+		snap.Backoff = e.backoff
+	}
+	return snap
+}
+
+// Memory is what the Store keeps for one Job.
+type Memory struct {
+	Expectations expectations.Expectations
+	Backoff      backoff.Record
+}
+
+// Get returns the memory kept for the Job namespace/name with uid, and
+// whether there is any.
+func (s *Store) Get(namespace, name string, uid types.UID) (Memory, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.jobs[types.NamespacedName{Namespace: namespace, Name: name}]
+	if e == nil || e.uid != uid {
+		return Memory{}, false
+	}
+	return Memory{Expectations: cloneExp(e.exp), Backoff: e.backoff}, true
+}
+
+// Forget drops the memory of the Job namespace/name, whatever its UID, as
+// upstream does once the Job is gone from its informer.
+func (s *Store) Forget(namespace, name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.jobs, types.NamespacedName{Namespace: namespace, Name: name})
+}
+
+// Len returns the number of Jobs with memory kept.
+func (s *Store) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.jobs)
+}
+
+// update applies f to the memory of the Job namespace/name if it is kept
+// for uid. Observations about a Job with no memory change nothing, as
+// upstream's lowering of absent expectations changes nothing.
+func (s *Store) update(key types.NamespacedName, uid types.UID, f func(*entry)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e := s.jobs[key]; e != nil && e.uid == uid {
+		f(e)
+	}
+}
+
+// cloneExp returns e: its set of finalizer removals is immutable
+// (expectations.UIDSet), so the store may share it with the caller.
+func cloneExp(e expectations.Expectations) expectations.Expectations {
+	return e
+}
