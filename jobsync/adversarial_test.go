@@ -32,10 +32,15 @@ func TestPropertyAdversarial(t *testing.T) {
 	for round := range 10 {
 		t.Run(fmt.Sprint(round), func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
-				checkReconcileContract(t, adversarial.Snapshot(t))
+				checkReconcileContract(t, adversarial.Snapshot(t), rapid.Uint64().Draw(t, "shuffleSeed"))
 			})
 		})
 	}
+}
+
+// fataler is what the checks need of *testing.T and *rapid.T.
+type fataler interface {
+	Fatalf(format string, args ...any)
 }
 
 // hangLimit is how long one Reconcile of a snapshot of at most a few dozen
@@ -45,7 +50,7 @@ const hangLimit = 20 * time.Second
 
 // reconcileGuarded runs Reconcile, turning a panic into a failure with its
 // stack and a call that does not return in time into a failure.
-func reconcileGuarded(t *rapid.T, s jobsync.Snapshot) (jobsync.Plan, error) {
+func reconcileGuarded(t fataler, s jobsync.Snapshot) (jobsync.Plan, error) {
 	type result struct {
 		plan  jobsync.Plan
 		err   error
@@ -78,7 +83,7 @@ func reconcileGuarded(t *rapid.T, s jobsync.Snapshot) (jobsync.Plan, error) {
 // plan, the same answer whatever the order of the pods, a plan sharing no
 // memory with the snapshot, the plan's safety contract, and that carrying
 // the plan out and reconciling again never releases a pod twice.
-func checkReconcileContract(t *rapid.T, s jobsync.Snapshot) {
+func checkReconcileContract(t fataler, s jobsync.Snapshot, shuffleSeed uint64) {
 	before := deepCopySnapshot(s)
 	plan, err := reconcileGuarded(t, s)
 	if d := diffIfUnequal(before, s); d != "" {
@@ -87,8 +92,7 @@ func checkReconcileContract(t *rapid.T, s jobsync.Snapshot) {
 
 	shuffled := s
 	shuffled.Pods = slices.Clone(s.Pods)
-	seed := rapid.Uint64().Draw(t, "shuffleSeed")
-	rand.New(rand.NewPCG(seed, 18)).Shuffle(len(shuffled.Pods), func(i, j int) {
+	rand.New(rand.NewPCG(shuffleSeed, 18)).Shuffle(len(shuffled.Pods), func(i, j int) {
 		shuffled.Pods[i], shuffled.Pods[j] = shuffled.Pods[j], shuffled.Pods[i]
 	})
 	plan2, err2 := reconcileGuarded(t, shuffled)
@@ -141,7 +145,7 @@ func checkReconcileContract(t *rapid.T, s jobsync.Snapshot) {
 
 // checkPlanSafety checks what every plan promises of the steps it asks
 // for, however odd the snapshot it came from.
-func checkPlanSafety(t *rapid.T, s jobsync.Snapshot, plan jobsync.Plan) {
+func checkPlanSafety(t fataler, s jobsync.Snapshot, plan jobsync.Plan) {
 	job := s.Job
 	if len(plan.Creations) > 0 && len(plan.Deletions) > 0 {
 		t.Fatalf("a plan both creates and deletes")

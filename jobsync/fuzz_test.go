@@ -1,6 +1,7 @@
 package jobsync_test
 
 import (
+	"hash/fnv"
 	"testing"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -11,26 +12,41 @@ import (
 	"github.com/jobsync/jobsync/jobsync"
 )
 
-// FuzzReconcile drives Reconcile with snapshots drawn by the fuzzer: half
-// from the adversarial generator (package adversarial), half generated as a
-// cluster would produce them and then mutated into bad ones (nil and
-// negative fields, malformed indexes and annotations, pods of other owners,
-// repeated UIDs, huge counters). Every one must keep Reconcile's contract
+// FuzzReconcile drives Reconcile with snapshots built from the fuzzer's
+// bytes by the adversarial generator (package adversarial: every input
+// makes a full snapshot, the leading bytes choosing the Job's shape), and,
+// for inputs starting with an odd byte, snapshots generated as a cluster
+// would produce them and then mutated into bad ones (nil and negative
+// fields, malformed indexes and annotations, pods of other owners, repeated
+// UIDs, huge counters). Every one must keep Reconcile's contract
 // (checkReconcileContract): no panic or hang, input untouched, an
 // *InputError or a plan, the same plan whatever the pod order, no memory
 // shared with the snapshot, the plan's safety rules, and no pod released
 // twice once the plan is carried out.
 func FuzzReconcile(f *testing.F) {
-	f.Fuzz(rapid.MakeFuzz(func(t *rapid.T) {
-		var s jobsync.Snapshot
-		if rapid.Bool().Draw(t, "adversarial") {
-			s = adversarial.Snapshot(t)
-		} else {
-			s = genSnapshot(t)
-			mutateSnapshot(t, &s)
+	for _, seed := range []string{"", "\x00", "\x01", "adversarial", "\xff\xff\xff\xff", "0123456789abcdef0123456789abcdef"} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		h := fnv.New64a()
+		h.Write(data)
+		seed := h.Sum64()
+		if len(data) > 0 && data[0]%2 == 1 {
+			mutated(t, data[1:], seed)
+			return
 		}
-		checkReconcileContract(t, s)
-	}))
+		checkReconcileContract(t, adversarial.FromBytes(data), seed)
+	})
+}
+
+// mutated checks the contract on genSnapshot's snapshot mutated by
+// mutateSnapshot, with data as rapid's choices.
+func mutated(t *testing.T, data []byte, seed uint64) {
+	rapid.MakeFuzz(func(rt *rapid.T) {
+		s := genSnapshot(rt)
+		mutateSnapshot(rt, &s)
+		checkReconcileContract(rt, s, seed)
+	})(t, data)
 }
 
 func mutateSnapshot(t *rapid.T, s *jobsync.Snapshot) {
