@@ -319,3 +319,39 @@ func TestTrapNoAdoptionByAJobBeingDeleted(t *testing.T) {
 		t.Errorf("%d pods after the refused adoption, want 1 (no creations after a failed step)", n)
 	}
 }
+
+// TestClaimsToleratePodsGoneOrChanged: as upstream's ControllerRefManager,
+// a release answered 404 (the pod is gone) or 422 (the pod was replaced or
+// holds no reference any more) is done, and so is an adoption answered 404;
+// any other refusal fails the step.
+func TestClaimsToleratePodsGoneOrChanged(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		code    int
+		wantErr bool
+	}{{"release 404", http.StatusNotFound, false}, {"release 422", http.StatusUnprocessableEntity, false}, {"release 500", http.StatusInternalServerError, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig(t)
+			job := r.create(newJob("pi", 1, 1))
+			if _, _, err := r.sync("pi"); err != nil {
+				t.Fatal(err)
+			}
+			pod := r.pods(job)[0]
+			patch := `{"metadata":{"labels":{"batch.kubernetes.io/controller-uid":"someone-else"}}}`
+			if _, err := r.client.CoreV1().Pods("default").Patch(r.ctx, pod.Name, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			r.faults.add(&rule{match: is("PATCH pods", "$patch"), code: tc.code, times: 1})
+			plan, res, err := r.sync("pi")
+			if len(plan.Releases) != 1 {
+				t.Fatalf("%d releases planned, want 1", len(plan.Releases))
+			}
+			if tc.wantErr != (err != nil) {
+				t.Errorf("Execute: %v, want an error: %v", err, tc.wantErr)
+			}
+			if !tc.wantErr && res.Released != 1 {
+				t.Errorf("released %d, want 1", res.Released)
+			}
+		})
+	}
+}
