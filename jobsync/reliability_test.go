@@ -229,3 +229,21 @@ func TestPlanDeepCopy(t *testing.T) {
 		t.Fatalf("changing the original changed the copy:\n%s", d)
 	}
 }
+
+// A pod template without labels makes the pod control refuse NonIndexed
+// pods, but an Indexed Job's pods carry their completion-index label, and
+// upstream creates them (found by FuzzDifferential).
+func TestIndexedJobWithoutTemplateLabelsCreatesPods(t *testing.T) {
+	for _, mode := range []batchv1.CompletionMode{batchv1.NonIndexedCompletion, batchv1.IndexedCompletion} {
+		job := scenarioJob(batchv1.Job{Spec: batchv1.JobSpec{Parallelism: ptr(int32(1)), Completions: ptr(int32(1)), CompletionMode: ptr(mode)}})
+		job.Spec.Template.Labels = map[string]string{}
+		job.Spec.Selector = &metav1.LabelSelector{}
+		plan, err := jobsync.Reconcile(jobsync.Snapshot{Job: job, Now: reliabilityNow}, jobsync.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", mode, err)
+		}
+		if want := map[batchv1.CompletionMode]int{batchv1.IndexedCompletion: 1}[mode]; len(plan.Creations) != want {
+			t.Errorf("%s Job without template labels: %d creations, want %d", mode, len(plan.Creations), want)
+		}
+	}
+}

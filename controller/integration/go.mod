@@ -3,6 +3,8 @@ module github.com/jobsync/jobsync/controller/integration
 go 1.26.0
 
 require (
+	github.com/google/go-cmp v0.7.0
+	github.com/jobsync/jobsync v0.0.0
 	github.com/jobsync/jobsync/controller v0.0.0-00010101000000-000000000000
 	go.etcd.io/etcd/server/v3 v3.6.8
 	k8s.io/api v0.36.3
@@ -45,14 +47,12 @@ require (
 	github.com/google/btree v1.1.3 // indirect
 	github.com/google/cel-go v0.26.0 // indirect
 	github.com/google/gnostic-models v0.7.0 // indirect
-	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/gorilla/websocket v1.5.4-0.20250319132907-e064f32e3674 // indirect
 	github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus v1.1.0 // indirect
 	github.com/grpc-ecosystem/go-grpc-middleware/v2 v2.3.3 // indirect
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.27.7 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/jobsync/jobsync v0.0.0 // indirect
 	github.com/jonboulle/clockwork v0.5.0 // indirect
 	github.com/josharian/intern v1.0.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect

@@ -151,7 +151,10 @@ func (c *Controller) Run(ctx context.Context) error {
 	for range c.opts.Workers {
 		wg.Go(func() { wait.UntilWithContext(ctx, func(context.Context) { c.worker(work) }, time.Second) })
 	}
-	wg.Go(func() { wait.UntilWithContext(ctx, func(context.Context) { c.orphanWorker(work) }, time.Second) })
+	// As many workers take finalizers off orphan pods, as upstream runs.
+	for range c.opts.Workers {
+		wg.Go(func() { wait.UntilWithContext(ctx, func(context.Context) { c.orphanWorker(work) }, time.Second) })
+	}
 	<-ctx.Done()
 	return nil
 }

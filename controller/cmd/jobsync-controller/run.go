@@ -5,19 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
-	"regexp"
-	"strings"
-	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	"k8s.io/client-go/tools/leaderelection"
-	"k8s.io/client-go/tools/leaderelection/resourcelock"
-	"k8s.io/klog/v2"
 
 	"github.com/jobsync/jobsync/controller/jobcontroller"
 )
@@ -58,7 +50,7 @@ func (c *config) bind(fs *flag.FlagSet) {
 	fs.IntVar(&c.burst, "kube-api-burst", c.burst, "burst of queries to the API server")
 	fs.BoolVar(&c.leaderElect, "leader-elect", c.leaderElect, "run only while holding a Lease, so that several replicas can be deployed")
 	fs.StringVar(&c.leaseNS, "leader-elect-namespace", c.leaseNS, "namespace of the leader election Lease")
-	fs.StringVar(&c.leaseName, "leader-elect-name", c.leaseName, "name of the leader election Lease; empty means one derived from --controller-name")
+	fs.StringVar(&c.leaseName, "leader-elect-name", c.leaseName, "name of the leader election Lease; empty means jobcontroller.LeaseNameFor(--controller-name)")
 	fs.DurationVar(&c.leaseDuration, "leader-elect-lease-duration", c.leaseDuration, "how long a Lease holds without renewal")
 	fs.DurationVar(&c.renewDeadline, "leader-elect-renew-deadline", c.renewDeadline, "how long the leader tries to renew before giving up")
 	fs.DurationVar(&c.retryPeriod, "leader-elect-retry-period", c.retryPeriod, "how often to try to acquire or renew the Lease")
@@ -98,94 +90,15 @@ func run(ctx context.Context, c config) error {
 	if !c.leaderElect {
 		return ctrl.Run(ctx)
 	}
-	return runElected(ctx, c, client, ctrl)
+	return runElected(ctx, c, ctrl)
 }
 
-var notLeaseChar = regexp.MustCompile(`[^a-z0-9.-]+`)
-
-// leaseNameFor derives a Lease name from a controller name
-// ("example.com/jobsync" gives "jobsync-controller.example.com.jobsync").
-func leaseNameFor(controllerName string) string {
-	name := "jobsync-controller." + notLeaseChar.ReplaceAllString(strings.ToLower(controllerName), ".")
-	return strings.Trim(name[:min(len(name), 253)], ".-")
-}
-
-func runElected(ctx context.Context, c config, client kubernetes.Interface, ctrl *jobcontroller.Controller) error {
-	logger := klog.FromContext(ctx)
-	host, _ := os.Hostname()
-	id := host + "_" + string(uuid.NewUUID())
-	name := c.leaseName
-	if name == "" {
-		name = leaseNameFor(c.controllerName)
-	}
-	lock, err := resourcelock.New(resourcelock.LeasesResourceLock, c.leaseNS, name,
-		client.CoreV1(), client.CoordinationV1(), resourcelock.ResourceLockConfig{Identity: id})
-	if err != nil {
-		return err
-	}
-	// The election runs on its own context, cancelled only once the
-	// controller has stopped: the Lease is released (ReleaseOnCancel) when
-	// no sync of this replica is under way any more, so the next leader
-	// never overlaps with it.
-	electCtx, endElection := context.WithCancel(context.WithoutCancel(ctx))
-	defer endElection()
-	var (
-		runErr  error
-		mu      sync.Mutex
-		started bool
-	)
-	stopped := make(chan struct{})
-	// A shutdown before this replica ever led ends the election at once.
-	defer context.AfterFunc(ctx, func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if !started {
-			endElection()
-		}
-	})()
-	leaderelection.RunOrDie(electCtx, leaderelection.LeaderElectionConfig{
-		Lock:            lock,
-		LeaseDuration:   c.leaseDuration,
-		RenewDeadline:   c.renewDeadline,
-		RetryPeriod:     c.retryPeriod,
-		ReleaseOnCancel: true,
-		Name:            name,
-		Callbacks: leaderelection.LeaderCallbacks{
-			OnStartedLeading: func(leading context.Context) {
-				mu.Lock()
-				started = true
-				mu.Unlock()
-				defer close(stopped)
-				defer endElection()
-				logger.Info("Became the leader", "lease", klog.KRef(c.leaseNS, name), "identity", id)
-				// The controller stops on a shutdown or when the lease
-				// is lost, whichever comes first.
-				runCtx, cancel := context.WithCancel(leading)
-				defer cancel()
-				defer context.AfterFunc(ctx, cancel)()
-				runErr = ctrl.Run(runCtx)
-			},
-			OnStoppedLeading: func() {
-				logger.Info("No longer the leader", "lease", klog.KRef(c.leaseNS, name), "identity", id)
-			},
-			OnNewLeader: func(identity string) {
-				if identity != id {
-					logger.Info("Another replica leads", "leader", identity)
-				}
-			},
-		},
+func runElected(ctx context.Context, c config, ctrl *jobcontroller.Controller) error {
+	return ctrl.RunLeaderElected(ctx, jobcontroller.LeaderElection{
+		Namespace:     c.leaseNS,
+		Name:          c.leaseName,
+		LeaseDuration: c.leaseDuration,
+		RenewDeadline: c.renewDeadline,
+		RetryPeriod:   c.retryPeriod,
 	})
-	mu.Lock()
-	led := started
-	mu.Unlock()
-	if !led {
-		return ctx.Err()
-	}
-	<-stopped
-	if ctx.Err() == nil {
-		// The lease was lost while running: a controller runs once, so the
-		// process ends and its supervisor starts a fresh one.
-		return errors.New("lost the leader election lease")
-	}
-	return runErr
 }

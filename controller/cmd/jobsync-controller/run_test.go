@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/jobsync/jobsync/controller/jobcontroller"
 )
 
 func TestFlags(t *testing.T) {
@@ -23,9 +25,9 @@ func TestFlags(t *testing.T) {
 
 func TestLeaseNameIsAValidName(t *testing.T) {
 	for _, name := range []string{"example.com/jobsync", "Example.COM/Queues/Team_A"} {
-		got := leaseNameFor(name)
+		got := jobcontroller.LeaseNameFor(name)
 		if errs := validation.IsDNS1123Subdomain(got); len(errs) > 0 {
-			t.Errorf("leaseNameFor(%q) = %q: %v", name, got, errs)
+			t.Errorf("LeaseNameFor(%q) = %q: %v", name, got, errs)
 		}
 	}
 }

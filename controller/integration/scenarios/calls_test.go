@@ -1,0 +1,175 @@
+package scenarios
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+
+	"k8s.io/client-go/rest"
+)
+
+// apiCalls counts the requests a controller sends, by verb and resource
+// ("create pods", "update jobs/status", "watch pods"), keeps the status
+// writes the API server rejected as invalid (422), and can fail a share of
+// the controller's writes before they leave (fault runs).
+type apiCalls struct {
+	mu       sync.Mutex
+	counts   map[string]int
+	rejected []string
+	// failWrites is the probability that a write (POST, PUT, PATCH,
+	// DELETE) fails with a 500 before reaching the API server.
+	failWrites float64
+	rng        *rand.Rand
+	injected   int
+}
+
+func newAPICalls() *apiCalls { return &apiCalls{counts: map[string]int{}} }
+
+// config returns a copy of cfg whose requests are counted by c, with the
+// client-side rate limits given (qps < 0: none).
+func (c *apiCalls) config(cfg *rest.Config, qps float32, burst int) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = qps, burst
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return countingTransport{c, rt} })
+	return cfg
+}
+
+type countingTransport struct {
+	c  *apiCalls
+	rt http.RoundTripper
+}
+
+func (t countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	key := classify(req)
+	write := req.Method != http.MethodGet
+	t.c.mu.Lock()
+	t.c.counts[key]++
+	fail := write && t.c.failWrites > 0 && t.c.rng.Float64() < t.c.failWrites && !strings.HasSuffix(key, " events")
+	if fail {
+		t.c.injected++
+	}
+	t.c.mu.Unlock()
+	if fail {
+		body := `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"injected fault","reason":"InternalError","code":500}`
+		return &http.Response{
+			StatusCode: http.StatusInternalServerError, Status: "500 Internal Server Error",
+			Header: http.Header{"Content-Type": []string{"application/json"}},
+			Body:   io.NopCloser(strings.NewReader(body)), Request: req, ContentLength: int64(len(body)),
+		}, nil
+	}
+	resp, err := t.rt.RoundTrip(req)
+	if err == nil && resp.StatusCode == http.StatusUnprocessableEntity && strings.HasSuffix(key, "jobs/status") {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(b))
+		t.c.mu.Lock()
+		t.c.rejected = append(t.c.rejected, fmt.Sprintf("%s %s: %s", req.Method, req.URL.Path, b))
+		t.c.mu.Unlock()
+	}
+	return resp, err
+}
+
+// classify names a request by verb and resource, as the API server's audit
+// log would: the verb from the method and the path's shape, the resource
+// with its subresource.
+func classify(req *http.Request) string {
+	parts := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+	// /api/v1/... or /apis/group/version/...
+	switch {
+	case len(parts) >= 2 && parts[0] == "api":
+		parts = parts[2:]
+	case len(parts) >= 3 && parts[0] == "apis":
+		parts = parts[3:]
+	default:
+		return req.Method + " " + req.URL.Path
+	}
+	if len(parts) >= 2 && parts[0] == "namespaces" {
+		parts = parts[2:]
+	}
+	resource, named := "", false
+	if len(parts) > 0 {
+		resource = parts[0]
+	}
+	if len(parts) > 1 {
+		named = true
+	}
+	if len(parts) > 2 {
+		resource += "/" + parts[2]
+	}
+	verb := ""
+	switch req.Method {
+	case http.MethodGet:
+		switch {
+		case named:
+			verb = "get"
+		case req.URL.Query().Get("watch") == "true" || req.URL.Query().Get("watch") == "1":
+			verb = "watch"
+		default:
+			verb = "list"
+		}
+	case http.MethodPost:
+		verb = "create"
+	case http.MethodPut:
+		verb = "update"
+	case http.MethodPatch:
+		verb = "patch"
+	case http.MethodDelete:
+		verb = "delete"
+		if !named {
+			verb = "deletecollection"
+		}
+	default:
+		verb = strings.ToLower(req.Method)
+	}
+	return verb + " " + resource
+}
+
+// snapshot returns the counts so far.
+func (c *apiCalls) snapshot() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]int, len(c.counts))
+	for k, v := range c.counts {
+		out[k] = v
+	}
+	return out
+}
+
+func (c *apiCalls) rejectedWrites() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.rejected...)
+}
+
+// summary prints counts as "create pods 3, update jobs/status 4".
+func summary(counts map[string]int, skipReads bool) string {
+	var keys []string
+	for k := range counts {
+		if skipReads && (strings.HasPrefix(k, "list ") || strings.HasPrefix(k, "watch ") || strings.HasPrefix(k, "get ")) {
+			continue
+		}
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %d", k, counts[k])
+	}
+	return b.String()
+}
+
+func total(counts map[string]int) int {
+	n := 0
+	for _, v := range counts {
+		n += v
+	}
+	return n
+}

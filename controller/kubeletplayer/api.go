@@ -1,0 +1,212 @@
+package kubeletplayer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// statusPatch is the body of a strategic merge patch of a pod's status:
+// conditions merge by type, container statuses are replaced as a whole.
+type statusPatch struct {
+	Phase                 corev1.PodPhase          `json:"phase,omitempty"`
+	StartTime             *metav1.Time             `json:"startTime,omitempty"`
+	Conditions            []corev1.PodCondition    `json:"conditions,omitempty"`
+	InitContainerStatuses []corev1.ContainerStatus `json:"initContainerStatuses,omitempty"`
+	ContainerStatuses     []corev1.ContainerStatus `json:"containerStatuses,omitempty"`
+}
+
+func condition(t corev1.PodConditionType, s corev1.ConditionStatus, reason, message string, now time.Time) corev1.PodCondition {
+	return corev1.PodCondition{Type: t, Status: s, Reason: reason, Message: message, LastTransitionTime: metav1.NewTime(now)}
+}
+
+// runningStatus is the status of a pod whose containers just started.
+func (pp *podPlay) runningStatus(now time.Time) statusPatch {
+	t := metav1.NewTime(now)
+	st := statusPatch{
+		Phase:     corev1.PodRunning,
+		StartTime: &t,
+		Conditions: []corev1.PodCondition{
+			condition(corev1.PodInitialized, corev1.ConditionTrue, "", "", now),
+			condition(corev1.ContainersReady, corev1.ConditionTrue, "", "", now),
+			condition(corev1.PodReady, corev1.ConditionTrue, "", "", now),
+		},
+	}
+	for _, c := range pp.spec.InitContainers {
+		st.InitContainerStatuses = append(st.InitContainerStatuses, corev1.ContainerStatus{
+			Name: c.Name, Image: c.Image,
+			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, Reason: "Completed", StartedAt: t, FinishedAt: t}},
+		})
+	}
+	for _, c := range pp.spec.Containers {
+		st.ContainerStatuses = append(st.ContainerStatuses, corev1.ContainerStatus{
+			Name: c.Name, Image: c.Image, Ready: true, Started: ptr(true),
+			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: t}},
+		})
+	}
+	return st
+}
+
+// restartedStatus is the status of a running pod whose container exiting
+// exited with code and runs again.
+func (pp *podPlay) restartedStatus(exiting string, code int32, now time.Time) statusPatch {
+	st := pp.runningStatus(pp.startedAt)
+	st.Conditions = nil // still ready, as before
+	t := metav1.NewTime(now)
+	for i := range st.ContainerStatuses {
+		cs := &st.ContainerStatuses[i]
+		if cs.Name != exiting {
+			continue
+		}
+		cs.RestartCount = pp.restartCount + 1
+		cs.LastTerminationState = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+			ExitCode: code, Reason: "Error", StartedAt: metav1.NewTime(pp.startedAt), FinishedAt: t,
+		}}
+		cs.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: t}}
+	}
+	return st
+}
+
+// terminatedStatus is the status of a pod whose containers all exited with
+// the codes given: Succeeded if they all exited 0 (and it ran), else
+// Failed.
+func (pp *podPlay) terminatedStatus(codeOf func(string) int32, now time.Time) statusPatch {
+	t := metav1.NewTime(now)
+	started := t
+	if pp.started {
+		started = metav1.NewTime(pp.startedAt)
+	}
+	st := statusPatch{Phase: corev1.PodSucceeded}
+	if !pp.started {
+		st.Phase = corev1.PodFailed // stopped before it ran
+	}
+	for _, c := range pp.spec.Containers {
+		code := codeOf(c.Name)
+		reason := "Completed"
+		if code != 0 {
+			reason = "Error"
+			st.Phase = corev1.PodFailed
+		}
+		cs := corev1.ContainerStatus{
+			Name: c.Name, Image: c.Image, Started: ptr(false),
+			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code, Reason: reason, StartedAt: started, FinishedAt: t}},
+		}
+		if c.Name == pp.exitingContainer() {
+			cs.RestartCount = pp.restartCount
+		}
+		st.ContainerStatuses = append(st.ContainerStatuses, cs)
+	}
+	if len(pp.spec.Containers) == 0 {
+		st.Phase = corev1.PodFailed
+	}
+	st.Conditions = []corev1.PodCondition{
+		condition(corev1.ContainersReady, corev1.ConditionFalse, "PodCompleted", "", now),
+		condition(corev1.PodReady, corev1.ConditionFalse, "PodCompleted", "", now),
+	}
+	if pp.started {
+		st.InitContainerStatuses = pp.runningStatus(pp.startedAt).InitContainerStatuses
+	}
+	return st
+}
+
+// bind assigns the pod to the player's node, as the scheduler does.
+func (pp *podPlay) bind(ctx context.Context) bool {
+	binding := &corev1.Binding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: pp.namespace, Name: pp.name, UID: pp.uid},
+		Target:     corev1.ObjectReference{Kind: "Node", Name: pp.p.opts.NodeName},
+	}
+	return pp.call(ctx, "bind", func(ctx context.Context) error {
+		err := pp.p.client.CoreV1().Pods(pp.namespace).Bind(ctx, binding, metav1.CreateOptions{})
+		if apierrors.IsConflict(err) {
+			// Already bound, or being deleted: the deletion, if any, is
+			// seen through the informer.
+			return errGone
+		}
+		return err
+	})
+}
+
+// patchStatus writes a strategic merge patch of the pod's status through
+// the status subresource, as the kubelet does.
+func (pp *podPlay) patchStatus(ctx context.Context, what string, st statusPatch) bool {
+	body, err := json.Marshal(struct {
+		Metadata struct {
+			UID types.UID `json:"uid"`
+		} `json:"metadata"`
+		Status statusPatch `json:"status"`
+	}{Metadata: struct {
+		UID types.UID `json:"uid"`
+	}{pp.uid}, Status: st})
+	if err != nil {
+		pp.p.count(func(s *Stats) { s.Errors++; s.Err = err })
+		return false
+	}
+	return pp.call(ctx, what, func(ctx context.Context) error {
+		_, err := pp.p.client.CoreV1().Pods(pp.namespace).Patch(ctx, pp.name, types.StrategicMergePatchType, body, metav1.PatchOptions{}, "status")
+		return err
+	})
+}
+
+// remove deletes the pod (with the given grace period, nil for the pod's
+// own), with its UID as a precondition.
+func (pp *podPlay) remove(ctx context.Context, what string, grace *int64) bool {
+	uid := pp.uid
+	return pp.call(ctx, what, func(ctx context.Context) error {
+		return pp.p.client.CoreV1().Pods(pp.namespace).Delete(ctx, pp.name, metav1.DeleteOptions{
+			GracePeriodSeconds: grace,
+			Preconditions:      &metav1.Preconditions{UID: &uid},
+		})
+	})
+}
+
+// errGone says the pod is gone or going, which ends a step without an
+// error.
+var errGone = fmt.Errorf("pod gone")
+
+// call makes one API call, retrying what may pass on a second try (server
+// timeouts, throttling, internal errors, connection errors) up to five
+// times. It reports whether the call succeeded; a pod found gone is not an
+// error, other failures are counted in Stats.
+func (pp *podPlay) call(ctx context.Context, what string, f func(context.Context) error) bool {
+	delay := 50 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		err := f(ctx)
+		switch {
+		case err == nil:
+			return true
+		case err == errGone || apierrors.IsNotFound(err) || ctx.Err() != nil:
+			return false
+		case attempt < 5 && retryable(err):
+			select {
+			case <-time.After(delay):
+			case <-ctx.Done():
+				return false
+			}
+			delay *= 2
+			continue
+		}
+		if apierrors.IsConflict(err) && what == "remove" {
+			return false // UID precondition: another pod of that name
+		}
+		err = fmt.Errorf("%s pod %s/%s: %w", what, pp.namespace, pp.name, err)
+		pp.logger(ctx).Error(err, "Pod step failed")
+		pp.p.count(func(s *Stats) { s.Errors++; s.Err = err })
+		return false
+	}
+}
+
+func retryable(err error) bool {
+	if _, ok := err.(apierrors.APIStatus); !ok {
+		return true // a connection error
+	}
+	return apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err) ||
+		apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsUnexpectedServerError(err)
+}
+
+func ptr[T any](v T) *T { return &v }
