@@ -1,59 +1,52 @@
 package jobsync_test
 
 import (
+	"hash/fnv"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"pgregory.net/rapid"
 
+	"github.com/jobsync/jobsync/internal/testsupport/adversarial"
 	"github.com/jobsync/jobsync/jobsync"
 )
 
-// FuzzReconcile drives Reconcile with generated snapshots that the fuzzer
-// then mutates into bad ones: nil and negative fields, malformed indexes
-// and annotations, pods of other owners, duplicate UIDs, huge counters.
-// Reconcile must never panic, must answer the same snapshot the same way,
-// and a plan applied then reconciled again must not count a pod twice.
+// FuzzReconcile drives Reconcile with snapshots built from the fuzzer's
+// bytes by the adversarial generator (package adversarial: every input
+// makes a full snapshot, the leading bytes choosing the Job's shape), and,
+// for inputs starting with an odd byte, snapshots generated as a cluster
+// would produce them and then mutated into bad ones (nil and negative
+// fields, malformed indexes and annotations, pods of other owners, repeated
+// UIDs, huge counters). Every one must keep Reconcile's contract
+// (checkReconcileContract): no panic or hang, input untouched, an
+// *InputError or a plan, the same plan whatever the pod order, no memory
+// shared with the snapshot, the plan's safety rules, and no pod released
+// twice once the plan is carried out.
 func FuzzReconcile(f *testing.F) {
-	f.Fuzz(rapid.MakeFuzz(func(t *rapid.T) {
-		s := genSnapshot(t)
-		mutateSnapshot(t, &s)
-		before := deepCopySnapshot(s)
-		plan, err := jobsync.Reconcile(s, jobsync.Options{})
-		if d := cmp.Diff(before, s); d != "" {
-			t.Fatalf("Reconcile modified its input:\n%s", d)
-		}
-		again, err2 := jobsync.Reconcile(s, jobsync.Options{})
-		if (err == nil) != (err2 == nil) {
-			t.Fatalf("errors differ: %v / %v", err, err2)
-		}
-		if err != nil {
+	for _, seed := range []string{"", "\x00", "\x01", "adversarial", "\xff\xff\xff\xff", "0123456789abcdef0123456789abcdef"} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		h := fnv.New64a()
+		h.Write(data)
+		seed := h.Sum64()
+		if len(data) > 0 && data[0]%2 == 1 {
+			mutated(t, data[1:], seed)
 			return
 		}
-		if d := cmp.Diff(plan, again); d != "" {
-			t.Fatalf("not deterministic:\n%s", d)
-		}
-		if plan.Skipped != "" {
-			return
-		}
-		next := applyForTest(s, plan)
-		plan2, err := jobsync.Reconcile(next, jobsync.Options{})
-		if err != nil {
-			return // e.g. counters pushed past int32 by the first plan
-		}
-		released := map[types.UID]bool{}
-		for _, r := range plan.FinalizerRemovals {
-			released[r.Pod.UID] = true
-		}
-		for _, r := range plan2.FinalizerRemovals {
-			if released[r.Pod.UID] {
-				t.Fatalf("finalizer of %s removed twice", r.Pod.UID)
-			}
-		}
-	}))
+		checkReconcileContract(t, adversarial.FromBytes(data), seed)
+	})
+}
+
+// mutated checks the contract on genSnapshot's snapshot mutated by
+// mutateSnapshot, with data as rapid's choices.
+func mutated(t *testing.T, data []byte, seed uint64) {
+	rapid.MakeFuzz(func(rt *rapid.T) {
+		s := genSnapshot(rt)
+		mutateSnapshot(rt, &s)
+		checkReconcileContract(rt, s, seed)
+	})(t, data)
 }
 
 func mutateSnapshot(t *rapid.T, s *jobsync.Snapshot) {

@@ -99,10 +99,11 @@ func (x *syncState) manage() {
 		}
 	}
 	diff = min(diff, int32(x.opts.MaxPodCreateDeletePerSync))
-	if len(job.Spec.Template.Labels) == 0 {
+	if len(job.Spec.Template.Labels) == 0 && !x.indexed {
 		// The pod control refuses to create pods without labels; upstream
 		// sets and then lowers its expectations and retries with a rate
-		// limit, as the caller should.
+		// limit, as the caller should. An Indexed Job's pods always have
+		// one: their completion index.
 		x.plan.Expectations = x.plan.Expectations.ExpectCreations(0, x.now)
 		x.plan.Notes = append(x.plan.Notes, "no pods are created: the pod template has no labels, and pods without labels are refused")
 		return

@@ -258,9 +258,15 @@ func deepCopySnapshot(s jobsync.Snapshot) jobsync.Snapshot {
 	if s.Job != nil {
 		c.Job = s.Job.DeepCopy()
 	}
-	c.Pods = make([]*corev1.Pod, len(s.Pods))
-	for i, p := range s.Pods {
-		c.Pods[i] = p.DeepCopy()
+	if s.Pods != nil {
+		c.Pods = make([]*corev1.Pod, len(s.Pods))
+		for i, p := range s.Pods {
+			c.Pods[i] = p.DeepCopy()
+		}
+	}
+	if t := s.Backoff.LastFailureTime; t != nil {
+		last := *t
+		c.Backoff.LastFailureTime = &last
 	}
 	// Expectations is a value: its set of finalizer removals is immutable.
 	return c

@@ -229,3 +229,41 @@ func TestPlanDeepCopy(t *testing.T) {
 		t.Fatalf("changing the original changed the copy:\n%s", d)
 	}
 }
+
+// A pod template without labels makes the pod control refuse NonIndexed
+// pods, but an Indexed Job's pods carry their completion-index label, and
+// upstream creates them (found by FuzzDifferential).
+func TestIndexedJobWithoutTemplateLabelsCreatesPods(t *testing.T) {
+	for _, mode := range []batchv1.CompletionMode{batchv1.NonIndexedCompletion, batchv1.IndexedCompletion} {
+		job := scenarioJob(batchv1.Job{Spec: batchv1.JobSpec{Parallelism: ptr(int32(1)), Completions: ptr(int32(1)), CompletionMode: ptr(mode)}})
+		job.Spec.Template.Labels = map[string]string{}
+		job.Spec.Selector = &metav1.LabelSelector{}
+		plan, err := jobsync.Reconcile(jobsync.Snapshot{Job: job, Now: reliabilityNow}, jobsync.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", mode, err)
+		}
+		if want := map[batchv1.CompletionMode]int{batchv1.IndexedCompletion: 1}[mode]; len(plan.Creations) != want {
+			t.Errorf("%s Job without template labels: %d creations, want %d", mode, len(plan.Creations), want)
+		}
+	}
+}
+
+// Under restartPolicy OnFailure, upstream adds the restart counts of running
+// and pending pods in int32: counts near the limit wrap the sum around
+// below backoffLimit, and the Job goes on (found by FuzzDifferential).
+func TestRestartCountSumWrapsAsUpstream(t *testing.T) {
+	job := scenarioJob(batchv1.Job{Spec: batchv1.JobSpec{Parallelism: ptr(int32(2)), Completions: ptr(int32(4)), BackoffLimit: ptr(int32(4))}})
+	job.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
+	job.Status.StartTime = ptr(metav1.NewTime(reliabilityNow.Add(-time.Minute)))
+	pods := []*corev1.Pod{
+		podFor(job, podShorthand{Name: "a", Restarts: 1 << 30}, batchv1.JobTrackingFinalizer),
+		podFor(job, podShorthand{Name: "b", Restarts: 1 << 30}, batchv1.JobTrackingFinalizer),
+	}
+	plan, err := jobsync.Reconcile(jobsync.Snapshot{Job: job, Pods: pods, Now: reliabilityNow}, jobsync.Options{})
+	if err != nil {
+		t.Fatalf("Reconcile: %v", err)
+	}
+	if len(plan.Deletions) > 0 || plan.InterimStatus != nil && len(plan.InterimStatus.Conditions) > 0 {
+		t.Errorf("2^31 restarts wrap to a negative sum upstream, below backoffLimit; got deletions %v, status %+v", plan.Deletions, plan.InterimStatus)
+	}
+}

@@ -38,9 +38,11 @@ const wantMarker = scenario.WantMarker
 
 // digest is the expected plan, in a form a person can check line by line.
 type digest struct {
-	Skipped           string                       `json:"skipped,omitempty"`
-	Releases          []string                     `json:"releases,omitempty"`
-	Adoptions         []string                     `json:"adoptions,omitempty"`
+	Skipped   string   `json:"skipped,omitempty"`
+	Releases  []string `json:"releases,omitempty"`
+	Adoptions []string `json:"adoptions,omitempty"`
+	// ClaimPatches are the claims\' strategic merge patches, releases first.
+	ClaimPatches      []string                     `json:"claimPatches,omitempty"`
 	Workload          *schedulingv1alpha2.Workload `json:"workloadCreation,omitempty"`
 	PodGroup          *schedulingv1alpha2.PodGroup `json:"podGroupCreation,omitempty"`
 	Deletions         []string                     `json:"deletions,omitempty"`
@@ -171,9 +173,11 @@ func digestOf(p jobsync.Plan) digest {
 	}
 	for _, c := range p.Releases {
 		d.Releases = append(d.Releases, c.Pod.Name+": "+c.Reason)
+		d.ClaimPatches = append(d.ClaimPatches, c.Pod.Name+" "+string(c.Patch))
 	}
 	for _, c := range p.Adoptions {
 		d.Adoptions = append(d.Adoptions, c.Pod.Name+": "+c.Reason)
+		d.ClaimPatches = append(d.ClaimPatches, c.Pod.Name+" "+string(c.Patch))
 	}
 	d.Workload, d.PodGroup = p.WorkloadCreation, p.PodGroupCreation
 	for _, del := range p.Deletions {

@@ -180,9 +180,22 @@ func yamlToJSON(file string, doc document) ([]byte, error) {
 	}
 	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
 		n, _ := strconv.Atoi(m[1])
-		return nil, errorAt(source{file: file, line: doc.line + n - 1, item: -1}, "invalid YAML: %s", m[2])
+		// The parser may name the line after the last one (an error found
+		// at the end of the input): the document's last line is meant.
+		last := doc.line + max(0, lineCount(doc.text)-1)
+		return nil, errorAt(source{file: file, line: min(max(doc.line+n-1, doc.line), last), item: -1}, "invalid YAML: %s", m[2])
 	}
 	return nil, errorAt(source{file: file, line: doc.line, item: -1}, "invalid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+}
+
+// lineCount is the number of lines of text, the last one with or without
+// its newline.
+func lineCount(text []byte) int {
+	n := bytes.Count(text, []byte("\n"))
+	if len(text) > 0 && text[len(text)-1] != '\n' {
+		n++
+	}
+	return n
 }
 
 // decodeObject decodes one document: a Job, a Pod, or a List of them (what

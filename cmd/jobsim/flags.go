@@ -18,7 +18,11 @@ Usage:
       Simulate the Job in a fake cluster until it finishes; print the
       timeline and a summary.
 
-Run 'jobsim plan -h' or 'jobsim run -h' for the flags of each command.
+  jobsim version
+      Print jobsim's version and the Kubernetes version it follows.
+
+Run 'jobsim plan -h' or 'jobsim run -h' for the flags of each command;
+-f and -o are also spelt --filename and --output, as in kubectl.
 Exit status: 0 done, 1 bad input or failed simulation, 2 usage error.
 `
 

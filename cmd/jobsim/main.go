@@ -40,6 +40,9 @@ func jobsim(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, mainUsage)
 		return 0
+	case "version", "--version":
+		fmt.Fprint(stdout, versionText())
+		return 0
 	default:
 		err = usageErrorf("unknown command %q", args[0])
 	}

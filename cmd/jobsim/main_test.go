@@ -243,7 +243,7 @@ func TestRunFaults(t *testing.T) {
 func TestRunJSON(t *testing.T) {
 	t.Chdir("../..")
 	var stdout, stderr bytes.Buffer
-	if code := jobsim([]string{"run", "-f", "testdata/jobs/pi.yaml", "-o", "json"}, nil, &stdout, &stderr); code != 0 {
+	if code := jobsim([]string{"run", "-f", "testdata/jobs/pi-with-timeout.yaml", "-o", "json"}, nil, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	var doc struct {
@@ -256,8 +256,11 @@ func TestRunJSON(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Result.Outcome != "Complete" || len(doc.Result.Steps) == 0 || doc.Script != "testdata/jobs/pi.script.yaml" {
-		t.Errorf("run -o json: outcome %q, %d steps, script %q; want Complete, some steps, the script next to pi.yaml", doc.Result.Outcome, len(doc.Result.Steps), doc.Script)
+	if out := stdout.String(); strings.Contains(out, "0001-01-01") || regexp.MustCompile(`"requeueAfter": [0-9]`).MatchString(out) {
+		t.Errorf("run -o json writes unset times or durations in nanoseconds:\n%s", out)
+	}
+	if doc.Result.Outcome != "Failed" || len(doc.Result.Steps) == 0 || doc.Script != "testdata/jobs/pi-with-timeout.script.yaml" {
+		t.Errorf("run -o json: outcome %q, %d steps, script %q; want Failed (its deadline), some steps, the script next to pi-with-timeout.yaml", doc.Result.Outcome, len(doc.Result.Steps), doc.Script)
 	}
 }
 
@@ -276,5 +279,31 @@ func TestRunSeed(t *testing.T) {
 	}
 	if run("7") == run("8") {
 		t.Error("seeds 7 and 8 gave the same run")
+	}
+}
+
+// 'jobsim version' names the Kubernetes release it follows; its first line
+// is jobsim's own version, whatever the build.
+func TestVersion(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := jobsim([]string{"version"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	out := stdout.String()
+	if !strings.HasPrefix(out, "jobsim ") || !strings.Contains(out, "Kubernetes v1.36.3") {
+		t.Errorf("version output:\n%s", out)
+	}
+}
+
+// The kubectl spellings --filename and --output are the same flags as -f
+// and -o.
+func TestLongFlags(t *testing.T) {
+	t.Chdir("../..")
+	short := runGolden([]string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "-f", "testdata/jobs/plan/pi-backoff/pods.yaml", "-o", "yaml"})
+	long := runGolden([]string{"plan", "--filename", "testdata/jobs/plan/pi-backoff/job.yaml", "--filename=testdata/jobs/plan/pi-backoff/pods.yaml", "--output", "yaml"})
+	_, shortOut, _ := strings.Cut(short, "\n")
+	_, longOut, _ := strings.Cut(long, "\n")
+	if shortOut != longOut {
+		t.Errorf("long flags differ from short ones:\n%s\n---\n%s", long, short)
 	}
 }

@@ -14,8 +14,10 @@ func planCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	var files fileList
 	format := outputFormat("text")
 	fs.Var(&files, "f", "a file with the Job, its pods, or both (repeatable; - for standard input)")
+	fs.Var(&files, "filename", "the same as -f, as kubectl spells it")
 	nowFlag := fs.String("now", "", "the controller's clock: an RFC 3339 time, or 'now' for the wall clock\n(default: the latest timestamp in the input)")
 	fs.Var(&format, "o", "output format: text, yaml or json")
+	fs.Var(&format, "output", "the same as -o, as kubectl spells it")
 	workloads := fs.Bool("workload-with-job", false, "turn on the WorkloadWithJob feature gate (alpha in v1.36, off by default):\na qualifying Indexed Job gets a Workload and a PodGroup before any pod")
 	if err := fs.parse(args); err != nil {
 		return err

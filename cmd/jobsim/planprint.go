@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/yaml"
 
 	"github.com/jobsync/jobsync/jobsync"
 )
@@ -29,8 +27,8 @@ type planDocument struct {
 	Job       string    `json:"job"`
 	Now       time.Time `json:"now"`
 	NowSource string    `json:"nowSource"`
-	// RequeueAt is Now plus Plan.RequeueAfter, which JSON can only show in
-	// nanoseconds.
+	// RequeueAt is Now plus Plan.RequeueAfter: when to look again, as a
+	// time.
 	RequeueAt *time.Time   `json:"requeueAt,omitempty"`
 	Plan      jobsync.Plan `json:"plan"`
 }
@@ -43,14 +41,14 @@ func printPlan(w io.Writer, format outputFormat, r planReport) error {
 	}
 	switch format {
 	case "json":
-		b, err := json.MarshalIndent(doc, "", "  ")
+		b, err := machineJSON(doc)
 		if err != nil {
 			return err
 		}
 		_, err = fmt.Fprintf(w, "%s\n", b)
 		return err
 	case "yaml":
-		b, err := yaml.Marshal(doc)
+		b, err := machineYAML(doc)
 		if err != nil {
 			return err
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	"sigs.k8s.io/yaml"
 
 	"github.com/jobsync/jobsync/jobsync"
 	"github.com/jobsync/jobsync/jobsync/jobsynctest"
@@ -45,10 +43,10 @@ func printRun(w io.Writer, format outputFormat, r runReport) error {
 		var b []byte
 		var err error
 		if format == "json" {
-			b, err = json.MarshalIndent(doc, "", "  ")
+			b, err = machineJSON(doc)
 			b = append(b, '\n')
 		} else {
-			b, err = yaml.Marshal(doc)
+			b, err = machineYAML(doc)
 		}
 		if err != nil {
 			return err

@@ -215,10 +215,18 @@ func (r *recorder) AnnotatedEventf(obj kruntime.Object, _ map[string]string, eve
 	r.Event(obj, eventtype, reason, fmt.Sprintf(format, args...))
 }
 
-// requeue keeps the delay of one re-queue.
+// requeue keeps the delay of one re-queue. A delay that is not positive
+// (upstream computes one when activeDeadlineSeconds is near the limit of a
+// time.Duration and the clock is before startTime: the subtraction wraps)
+// makes client-go's delaying queue add the Job at once; it is kept as 1ns,
+// the library's "requeue now" (a plan's zero RequeueAfter means none).
 func (r *recorder) requeue(item string, after time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if after <= 0 {
+		r.logf("requeue %s after %v, that is at once", item, after)
+		after = time.Nanosecond
+	}
 	r.res.Requeues = append(r.res.Requeues, after)
 	r.logf("requeue %s after %v", item, after)
 }

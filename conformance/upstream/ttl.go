@@ -52,6 +52,8 @@ func RunTTL(in TTLInput) (TTLResult, error) {
 	if in.Job == nil {
 		return res, fmt.Errorf("no job")
 	}
+	gateMu.RLock() // no gate changes under a run
+	defer gateMu.RUnlock()
 	fresh := in.Fresh
 	if fresh == nil {
 		fresh = in.Job

@@ -86,7 +86,13 @@ func (r *rig) pods(job *batchv1.Job) []corev1.Pod {
 // sync reads the Job and its pods, reconciles and carries the plan out.
 func (r *rig) sync(name string) (jobsync.Plan, executor.Result, error) {
 	r.t.Helper()
-	job := r.job(name)
+	return r.syncView(r.job(name))
+}
+
+// syncView is sync on a view of the Job that may be stale (pods are read
+// fresh).
+func (r *rig) syncView(job *batchv1.Job) (jobsync.Plan, executor.Result, error) {
+	r.t.Helper()
 	// As an informer-fed controller does: the pods the Job controls, and
 	// the orphans its selector matches.
 	list, err := r.client.CoreV1().Pods(job.Namespace).List(r.ctx, metav1.ListOptions{})

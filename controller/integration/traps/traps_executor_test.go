@@ -9,6 +9,7 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -256,5 +257,101 @@ func TestTrapCreationsInSlowStartBatches(t *testing.T) {
 	}
 	if plan.InterimStatus != nil && res.InterimStatusWritten {
 		t.Error("the status counting 10 active pods was written after the creations failed")
+	}
+}
+
+// TestTrapNoAdoptionByAJobBeingDeleted: an orphan matching the Job's
+// selector is adopted (owner reference and tracking finalizer, one patch),
+// but only after a fresh read of the Job: a Job the cache still shows alive
+// may already be being deleted, and a pod it adopted then would be left
+// behind with its finalizer.
+func TestTrapNoAdoptionByAJobBeingDeleted(t *testing.T) {
+	r := newRig(t)
+	orphanOf := func(job *batchv1.Job, name string) corev1.Pod {
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, Labels: job.Spec.Template.Labels},
+			Spec:       job.Spec.Template.Spec,
+		}
+		pod, err := r.client.CoreV1().Pods("default").Create(r.ctx, pod, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return *pod
+	}
+	adopted := func(name string, job *batchv1.Job) bool {
+		p, err := r.client.CoreV1().Pods("default").Get(r.ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := metav1.GetControllerOfNoCopy(p)
+		return ref != nil && ref.UID == job.UID && slices.Contains(p.Finalizers, finalizer)
+	}
+
+	alive := r.create(newJob("alive", 1, 1))
+	orphanOf(alive, "stray-a")
+	plan, _, err := r.sync("alive")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Adoptions) != 1 || !adopted("stray-a", alive) {
+		t.Fatalf("the orphan of a live Job was not adopted (%d adoptions planned)", len(plan.Adoptions))
+	}
+
+	doomed := r.create(newJob("doomed", 1, 1))
+	stale := r.job("doomed") // the cache's view, taken before the deletion
+	orphanOf(doomed, "stray-b")
+	fg := metav1.DeletePropagationForeground
+	if err := r.client.BatchV1().Jobs("default").Delete(r.ctx, "doomed", metav1.DeleteOptions{PropagationPolicy: &fg}); err != nil {
+		t.Fatal(err)
+	}
+	plan, _, err = r.syncView(stale)
+	if len(plan.Adoptions) != 1 {
+		t.Fatalf("%d adoptions planned on the stale view, want 1: the test proves nothing", len(plan.Adoptions))
+	}
+	var stepErr *executor.Error
+	if !errors.As(err, &stepErr) || stepErr.Step != executor.StepAdopt {
+		t.Errorf("Execute: got %v, want the adoption step refused", err)
+	}
+	if adopted("stray-b", doomed) {
+		t.Error("a Job being deleted adopted a pod")
+	}
+	if n := len(r.pods(doomed)); n != 1 {
+		t.Errorf("%d pods after the refused adoption, want 1 (no creations after a failed step)", n)
+	}
+}
+
+// TestClaimsToleratePodsGoneOrChanged: as upstream's ControllerRefManager,
+// a release answered 404 (the pod is gone) or 422 (the pod was replaced or
+// holds no reference any more) is done, and so is an adoption answered 404;
+// any other refusal fails the step.
+func TestClaimsToleratePodsGoneOrChanged(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		code    int
+		wantErr bool
+	}{{"release 404", http.StatusNotFound, false}, {"release 422", http.StatusUnprocessableEntity, false}, {"release 500", http.StatusInternalServerError, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig(t)
+			job := r.create(newJob("pi", 1, 1))
+			if _, _, err := r.sync("pi"); err != nil {
+				t.Fatal(err)
+			}
+			pod := r.pods(job)[0]
+			patch := `{"metadata":{"labels":{"batch.kubernetes.io/controller-uid":"someone-else"}}}`
+			if _, err := r.client.CoreV1().Pods("default").Patch(r.ctx, pod.Name, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			r.faults.add(&rule{match: is("PATCH pods", "$patch"), code: tc.code, times: 1})
+			plan, res, err := r.sync("pi")
+			if len(plan.Releases) != 1 {
+				t.Fatalf("%d releases planned, want 1", len(plan.Releases))
+			}
+			if tc.wantErr != (err != nil) {
+				t.Errorf("Execute: %v, want an error: %v", err, tc.wantErr)
+			}
+			if !tc.wantErr && res.Released != 1 {
+				t.Errorf("released %d, want 1", res.Released)
+			}
+		})
 	}
 }

@@ -120,7 +120,8 @@ func (f *faults) roundTrip(rt http.RoundTripper, req *http.Request) (*http.Respo
 	if hit.code == 0 {
 		return rt.RoundTrip(req)
 	}
-	reason := map[int]string{http.StatusConflict: "Conflict", http.StatusInternalServerError: "InternalError", http.StatusForbidden: "Forbidden"}[hit.code]
+	reason := map[int]string{http.StatusConflict: "Conflict", http.StatusInternalServerError: "InternalError", http.StatusForbidden: "Forbidden",
+		http.StatusNotFound: "NotFound", http.StatusUnprocessableEntity: "Invalid"}[hit.code]
 	status := fmt.Sprintf(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"injected by the test","reason":%q,"code":%d}`, reason, hit.code)
 	return &http.Response{
 		StatusCode: hit.code,

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// FuzzDecodeFile feeds jobsim's reader arbitrary files. The splitter must
+// lose nothing (its documents and separator lines put back together are the
+// file, and each starts on the line a plain line-by-line reading gives),
+// and reading must end in objects or a located error, never a panic. The
+// lines it gives objects and List items lie inside the file.
+func FuzzDecodeFile(f *testing.F) {
+	for _, glob := range []string{"../../testdata/jobs/*.yaml", "../../testdata/jobs/plan/*/*.yaml", "testdata/bad/*.yaml"} {
+		files, _ := filepath.Glob(glob)
+		for _, name := range files {
+			if data, err := os.ReadFile(name); err == nil {
+				f.Add(data)
+			}
+		}
+	}
+	f.Add(podList(3))
+	f.Add([]byte("---\n---\r\n--- # c\n---x\n ---\n"))
+	f.Add([]byte("apiVersion: v1\nkind: List\nitems:\n  - {apiVersion: v1, kind: Pod, metadata: {name: a}}\n  -\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkSplit(t, data)
+		objs, _, err := decodeFile("fuzz.yaml", data)
+		lines := bytes.Count(data, []byte("\n")) + 1
+		if err != nil {
+			var ie *inputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("error %v (%T) names no file and line", err, err)
+			}
+			if ie.at.line < 1 || ie.at.line > lines {
+				t.Fatalf("error at line %d of a %d-line file: %v", ie.at.line, lines, err)
+			}
+			return
+		}
+		prev := 0
+		for _, o := range objs {
+			kinds := 0
+			for _, set := range []bool{o.job != nil, o.pod != nil, o.workload != nil, o.podGroup != nil} {
+				if set {
+					kinds++
+				}
+			}
+			if kinds != 1 {
+				t.Fatalf("object at %s holds %d objects, want one", o.at, kinds)
+			}
+			if o.at.line < 1 || o.at.line > lines {
+				t.Fatalf("object at line %d of a %d-line file", o.at.line, lines)
+			}
+			if o.at.line < prev {
+				t.Fatalf("objects out of order: line %d after %d", o.at.line, prev)
+			}
+			prev = o.at.line
+		}
+	})
+}
+
+// checkSplit compares splitDocuments with a plain reading of the file line
+// by line.
+func checkSplit(t *testing.T, data []byte) {
+	docs := splitDocuments(data)
+	var want []int // the line each document starts on
+	want = append(want, 1)
+	var rebuilt []byte
+	text := string(data)
+	n := 0
+	for len(text) > 0 {
+		n++
+		line, rest, _ := strings.Cut(text, "\n")
+		if isSeparator([]byte(strings.TrimSuffix(line, "\r"))) {
+			want = append(want, n+1)
+		}
+		text = rest
+	}
+	if len(docs) != len(want) {
+		t.Fatalf("%d documents, want %d", len(docs), len(want))
+	}
+	for i, d := range docs {
+		if d.line != want[i] {
+			t.Fatalf("document %d starts on line %d, want %d", i, d.line, want[i])
+		}
+		rebuilt = append(rebuilt, d.text...)
+		if i < len(docs)-1 {
+			// The separator line lies between this document and the next.
+			start := len(rebuilt)
+			end := bytes.IndexByte(data[start:], '\n')
+			if end < 0 {
+				t.Fatalf("document %d is followed by no separator line", i)
+			}
+			rebuilt = append(rebuilt, data[start:start+end+1]...)
+		}
+	}
+	if !bytes.Equal(rebuilt, data) {
+		t.Fatalf("documents and separators do not make up the file")
+	}
+	for _, d := range docs {
+		n := bytes.Count(d.text, []byte("\n"))
+		for _, l := range sequenceItemLines(d, "items", 3) {
+			if l < d.line || l > d.line+n {
+				t.Fatalf("list item at line %d, outside its document (lines %d to %d)", l, d.line, d.line+n)
+			}
+		}
+	}
+}

@@ -1,0 +1,26 @@
+// Package jobcontroller is an external Job controller built on jobsync: it
+// runs the Jobs whose spec.managedBy is its name and leaves every other Job
+// to its own controller, deciding each sync exactly as Kubernetes' Job
+// controller would.
+//
+// It is built as a Kubernetes component is: shared informers for Jobs and
+// Pods (all namespaces), a rate-limited workqueue (1s doubling to 1m per
+// Job after failures) and N workers. Job creations and spec changes sync at
+// once; pod events and status changes are gathered for a second, as
+// upstream batches them. A sync reads the Job and its pods from the caches
+// (an index by controller UID finds them, and the orphans its selector may
+// adopt), reconciles with jobsync.Reconcile, stores the plan's memory in a
+// memory.Store and carries the plan out with an executor.Executor;
+// Plan.RequeueAfter becomes a delayed requeue, a failed step a rate-limited
+// retry.
+//
+// Pods carrying the controller's tracking finalizer whose Job is gone,
+// finished, or another controller's, get the finalizer taken off, as
+// upstream's orphan-pod cleanup does for its own finalizer, so deleting a
+// Job never leaves pods stuck.
+//
+// Logs are structured (klog/v2, contextual through the context given to
+// Run): at -v=2 one line per sync says what it did, at -v=4 every pod
+// created and every note of the plan. Events are recorded on the Jobs with
+// ControllerName as their source.
+package jobcontroller
