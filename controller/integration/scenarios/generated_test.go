@@ -19,6 +19,7 @@ var (
 	generatedFlag = flag.Int("sidebyside.generated", 0, "run this many generated Jobs side by side (issue 14 asks for at least 200)")
 	seedFlag      = flag.Uint64("sidebyside.seed", 1, "seed of the generated Jobs")
 	perServerFlag = flag.Int("sidebyside.perserver", 8, "generated Jobs (pairs) run at once on one API server")
+	indexesFlag   = flag.String("sidebyside.indexes", "", "run only these generated Jobs (comma-separated indexes below -sidebyside.generated)")
 )
 
 // generate draws the i-th random Job of a seed: its mode (NonIndexed with
@@ -218,6 +219,9 @@ func TestSideBySideGenerated(t *testing.T) {
 			ours := startController(t, e.srv.Config, controllerSpec{kind: "ours", qps: -1})
 			var wg sync.WaitGroup
 			for i := first; i < last; i++ {
+				if !wanted(i) {
+					continue
+				}
 				sc := generate(*seedFlag, i)
 				wg.Go(func() {
 					row, ok := runTwins(t, e, devs, sc, up, ours)
@@ -235,6 +239,19 @@ func TestSideBySideGenerated(t *testing.T) {
 	t.Cleanup(func() {
 		writeSideBySideReport(t, fmt.Sprintf("generated, seed %d", *seedFlag), rows)
 	})
+}
+
+// wanted says whether -sidebyside.indexes selects generated Job i.
+func wanted(i int) bool {
+	if *indexesFlag == "" {
+		return true
+	}
+	for _, s := range strings.Split(*indexesFlag, ",") {
+		if strings.TrimSpace(s) == fmt.Sprint(i) {
+			return true
+		}
+	}
+	return false
 }
 
 // reruns is how many times a generated pair whose controllers ended apart

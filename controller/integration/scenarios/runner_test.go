@@ -232,12 +232,15 @@ func (e *env) runJobs(sc scenario, ctls ...*controller) []*record {
 		}
 	}
 
+	// One goroutine per Job carries its steps out in order: timers of
+	// separate goroutines could fire out of order on a loaded machine (a
+	// resume sent before the suspend it follows).
+	steps := append([]step(nil), sc.steps...)
+	sort.SliceStable(steps, func(i, j int) bool { return steps[i].at < steps[j].at })
 	var wg sync.WaitGroup
 	for _, r := range runs {
-		for _, st := range sc.steps {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+		wg.Go(func() {
+			for _, st := range steps {
 				select {
 				case <-time.After(time.Until(r.created.Add(st.at))):
 				case <-e.ctx.Done():
@@ -246,8 +249,8 @@ func (e *env) runJobs(sc scenario, ctls ...*controller) []*record {
 				if err := st.do(e, r); err != nil {
 					t.Errorf("%s: step %q at %v: %v", r.name, st.what, st.at, err)
 				}
-			}()
-		}
+			}
+		})
 	}
 
 	timeout := sc.timeout
