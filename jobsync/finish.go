@@ -99,24 +99,26 @@ func (x *syncState) failJobMessage() (string, bool) {
 // pastBackoffLimitOnFailure applies to restartPolicy OnFailure, where
 // failures show as container restarts of pods that keep running: the sum of
 // restarts of pending and running pods reaching backoffLimit (or any restart
-// when backoffLimit is 0) fails the Job.
+// when backoffLimit is 0) fails the Job. The sum is taken in int32, as
+// upstream takes it: restart counts near the int32 limit wrap it around
+// (found by FuzzDifferential).
 func (x *syncState) pastBackoffLimitOnFailure() bool {
 	if x.job.Spec.Template.Spec.RestartPolicy != corev1.RestartPolicyOnFailure {
 		return false
 	}
-	var restarts int64
+	var restarts int32
 	for _, p := range x.pods {
 		if p.Status.Phase != corev1.PodRunning && p.Status.Phase != corev1.PodPending {
 			continue
 		}
 		for _, s := range p.Status.InitContainerStatuses {
-			restarts += int64(s.RestartCount)
+			restarts += s.RestartCount
 		}
 		for _, s := range p.Status.ContainerStatuses {
-			restarts += int64(s.RestartCount)
+			restarts += s.RestartCount
 		}
 	}
-	limit := int64(*x.job.Spec.BackoffLimit)
+	limit := *x.job.Spec.BackoffLimit
 	if limit == 0 {
 		return restarts > 0
 	}

@@ -247,3 +247,23 @@ func TestIndexedJobWithoutTemplateLabelsCreatesPods(t *testing.T) {
 		}
 	}
 }
+
+// Under restartPolicy OnFailure, upstream adds the restart counts of running
+// and pending pods in int32: counts near the limit wrap the sum around
+// below backoffLimit, and the Job goes on (found by FuzzDifferential).
+func TestRestartCountSumWrapsAsUpstream(t *testing.T) {
+	job := scenarioJob(batchv1.Job{Spec: batchv1.JobSpec{Parallelism: ptr(int32(2)), Completions: ptr(int32(4)), BackoffLimit: ptr(int32(4))}})
+	job.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
+	job.Status.StartTime = ptr(metav1.NewTime(reliabilityNow.Add(-time.Minute)))
+	pods := []*corev1.Pod{
+		podFor(job, podShorthand{Name: "a", Restarts: 1 << 30}, batchv1.JobTrackingFinalizer),
+		podFor(job, podShorthand{Name: "b", Restarts: 1 << 30}, batchv1.JobTrackingFinalizer),
+	}
+	plan, err := jobsync.Reconcile(jobsync.Snapshot{Job: job, Pods: pods, Now: reliabilityNow}, jobsync.Options{})
+	if err != nil {
+		t.Fatalf("Reconcile: %v", err)
+	}
+	if len(plan.Deletions) > 0 || plan.InterimStatus != nil && len(plan.InterimStatus.Conditions) > 0 {
+		t.Errorf("2^31 restarts wrap to a negative sum upstream, below backoffLimit; got deletions %v, status %+v", plan.Deletions, plan.InterimStatus)
+	}
+}
