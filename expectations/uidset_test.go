@@ -127,10 +127,9 @@ func BenchmarkFinalizerRemovalObserved(b *testing.B) {
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
-				// Observe one and expect it again, so that the set keeps
-				// its size.
-				u := uids[i%n]
-				_ = e.FinalizerRemovalObserved(u).ExpectFinalizerRemovals(u)
+				// Each iteration observes one of the n pending removals,
+				// from the same value: the set keeps its size.
+				_ = e.FinalizerRemovalObserved(uids[i%n])
 				i++
 			}
 		})

@@ -51,9 +51,12 @@ func benchShape(b *testing.B, name string) {
 func benchReconcile(b *testing.B, s jobsync.Snapshot) {
 	b.Helper()
 	b.ReportAllocs()
+	cpu, iters := benchsnap.CPUTime(), 0
 	for b.Loop() {
 		if _, err := jobsync.Reconcile(s, jobsync.Options{}); err != nil {
 			b.Fatal(err)
 		}
+		iters++
 	}
+	benchsnap.ReportCPU(b, cpu, iters)
 }

@@ -364,6 +364,7 @@ func (c *Cluster) sync() (StepRecord, error) {
 	}
 	snap := jobsync.Snapshot{Job: c.view.job, Pods: c.view.list(), Now: c.now, Expectations: c.mem.exp, Backoff: c.mem.backoff,
 		Workloads: c.workloads, PodGroups: c.podGroups}
+	c.listed += int64(len(snap.Pods))
 	plan, err := jobsync.Reconcile(snap, c.opts)
 	if err != nil {
 		if c.check != nil {

@@ -30,7 +30,9 @@ var lifecycleMax = flag.Int("lifecycle.max", 100_000, "largest completions count
 // lifecycle, the syncs it took, the time per sync and the peak resident
 // set size of the process during the lifecycle (Linux: VmHWM, reset
 // before each iteration through /proc/self/clear_refs), and the process's
-// CPU time per lifecycle.
+// CPU time per lifecycle, the pods its syncs were handed (the sum over
+// syncs of the pods in the controller's view: what they had to read at the
+// least) and the CPU time per pod read.
 //
 //	go test ./jobsync/jobsynctest -run '^$' -bench Lifecycle -benchtime 1x -count 5
 //	go test ./jobsync/jobsynctest -run '^$' -bench 'Lifecycle/.*/n=1000000$' -benchtime 1x -lifecycle.max 1000000 -timeout 2h
@@ -39,6 +41,7 @@ func BenchmarkLifecycle(b *testing.B) {
 		for n := 1000; n <= *lifecycleMax; n *= 10 {
 			b.Run(fmt.Sprintf("mode=%s/n=%d", mode, n), func(b *testing.B) {
 				var syncs int
+				var listed int64
 				var peak int64
 				var elapsed, cpu time.Duration
 				for i := 0; i < b.N; i++ {
@@ -64,12 +67,15 @@ func BenchmarkLifecycle(b *testing.B) {
 						b.Fatalf("outcome %s, succeeded %d of %d after %d syncs", res.Outcome, res.Job.Status.Succeeded, n, res.Syncs)
 					}
 					syncs += res.Syncs
+					listed += jobsynctest.PodsListed(c)
 					peak = max(peak, peakRSS())
 					b.StartTimer()
 				}
 				b.ReportMetric(float64(syncs)/float64(b.N), "syncs/op")
 				b.ReportMetric(float64(elapsed.Nanoseconds())/float64(syncs), "ns/sync")
 				b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+				b.ReportMetric(float64(listed)/float64(b.N), "pods-read/op")
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(listed), "cpu-ns/pod-read")
 				if peak > 0 {
 					b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MiB")
 				}
