@@ -21,6 +21,10 @@ type apiCalls struct {
 	mu       sync.Mutex
 	counts   map[string]int
 	rejected []string
+	// jobs are the names of the Jobs whose calls are also counted apart
+	// (perJob), known by the object a request names or the body it sends.
+	jobs   []string
+	perJob map[string]map[string]int
 	// failWrites is the probability that a write (POST, PUT, PATCH,
 	// DELETE) fails with a 500 before reaching the API server.
 	failWrites float64
@@ -28,7 +32,73 @@ type apiCalls struct {
 	injected   int
 }
 
-func newAPICalls() *apiCalls { return &apiCalls{counts: map[string]int{}} }
+func newAPICalls() *apiCalls {
+	return &apiCalls{counts: map[string]int{}, perJob: map[string]map[string]int{}}
+}
+
+// track counts the calls about Job name apart from now on.
+func (c *apiCalls) track(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.jobs = append(c.jobs, name)
+	c.perJob[name] = map[string]int{}
+}
+
+// jobCalls returns the calls counted for Job name.
+func (c *apiCalls) jobCalls(name string) map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[string]int{}
+	for k, v := range c.perJob[name] {
+		out[k] = v
+	}
+	return out
+}
+
+// attribute names the tracked Job a request is about: the Job it names, or
+// the Job whose name begins the pod or event it names (pods are named
+// "<job>-<suffix>", events "<job>.<suffix>"), or for a create the longest
+// tracked name its body holds (the pod's owner, the event's object).
+// c.mu is held.
+func (c *apiCalls) attribute(req *http.Request, key string) string {
+	if len(c.jobs) == 0 {
+		return ""
+	}
+	parts := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+	name := ""
+	for i := 0; i+2 < len(parts); i++ {
+		if parts[i] == "namespaces" {
+			if i+3 < len(parts) {
+				name = parts[i+3]
+			}
+			break
+		}
+	}
+	best := ""
+	if name != "" {
+		for _, j := range c.jobs {
+			if (name == j || strings.HasPrefix(name, j+"-") || strings.HasPrefix(name, j+".")) && len(j) > len(best) {
+				best = j
+			}
+		}
+		return best
+	}
+	if req.Method != http.MethodPost || req.GetBody == nil {
+		return ""
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return ""
+	}
+	b, _ := io.ReadAll(body)
+	body.Close()
+	for _, j := range c.jobs {
+		if len(j) > len(best) && bytes.Contains(b, []byte(j)) {
+			best = j
+		}
+	}
+	return best
+}
 
 // config returns a copy of cfg whose requests are counted by c, with the
 // client-side rate limits given (qps < 0: none).
@@ -49,6 +119,9 @@ func (t countingTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	write := req.Method != http.MethodGet
 	t.c.mu.Lock()
 	t.c.counts[key]++
+	if job := t.c.attribute(req, key); job != "" {
+		t.c.perJob[job][key]++
+	}
 	fail := write && t.c.failWrites > 0 && t.c.rng.Float64() < t.c.failWrites && !strings.HasSuffix(key, " events")
 	if fail {
 		t.c.injected++

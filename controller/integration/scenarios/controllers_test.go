@@ -45,7 +45,7 @@ type controller struct {
 // starters start a controller of a kind on cfg (already counted and rate
 // limited) until ctx is done; the returned function waits until it has
 // stopped. upstream is always there; ours registers itself (ours_test.go).
-var starters = map[string]func(t *testing.T, ctx context.Context, c *controller) (wait func()){
+var starters = map[string]func(ctx context.Context, c *controller) (wait func(), err error){
 	"upstream": startUpstream,
 }
 
@@ -76,7 +76,12 @@ func startController(t *testing.T, cfg *rest.Config, spec controllerSpec) *contr
 func (c *controller) start(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
 	ctx, cancel := context.WithCancel(ctx)
-	wait := starters[c.kind](t, ctx, c)
+	wait, err := starters[c.kind](ctx, c)
+	if err != nil {
+		cancel()
+		t.Errorf("starting the %s controller: %v", c.kind, err) // Errorf: restarts run in goroutines
+		return
+	}
 	c.mu.Lock()
 	c.stopF = func() { cancel(); wait() }
 	c.mu.Unlock()
@@ -104,15 +109,15 @@ func (c *controller) restart(t *testing.T) {
 // startUpstream runs kube-controller-manager's Job controller as upstream's
 // own integration tests do: NewController on a shared informer factory,
 // Run with the default five workers once the caches are synced.
-func startUpstream(t *testing.T, ctx context.Context, c *controller) func() {
+func startUpstream(ctx context.Context, c *controller) (func(), error) {
 	client, err := kubernetes.NewForConfig(rest.AddUserAgent(c.cfg, "job-controller"))
 	if err != nil {
-		t.Fatalf("upstream client: %v", err)
+		return nil, err
 	}
 	factory := informers.NewSharedInformerFactory(client, 0)
 	jc, err := upstream.NewController(ctx, client, factory.Core().V1().Pods(), factory.Batch().V1().Jobs(), nil, nil)
 	if err != nil {
-		t.Fatalf("upstream Job controller: %v", err)
+		return nil, err
 	}
 	factory.Start(ctx.Done())
 	factory.WaitForCacheSync(ctx.Done())
@@ -124,5 +129,5 @@ func startUpstream(t *testing.T, ctx context.Context, c *controller) func() {
 	return func() {
 		<-done
 		factory.Shutdown()
-	}
+	}, nil
 }

@@ -24,5 +24,6 @@ const backoffBase = time.Second
 
 func TestMain(m *testing.M) {
 	upstream.DefaultJobPodFailureBackOff = backoffBase
+	maybeRunChild() // the scale runs' controller processes
 	apiservertest.Main(m)
 }

@@ -2,7 +2,7 @@ package scenarios
 
 import (
 	"context"
-	"testing"
+	"k8s.io/klog/v2"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -21,24 +21,24 @@ func init() {
 
 // startOurs runs jobcontroller as jobsync-controller does, with the same
 // pod-failure backoff as upstream's in these tests.
-func startOurs(t *testing.T, ctx context.Context, c *controller) func() {
+func startOurs(ctx context.Context, c *controller) (func(), error) {
 	client, err := kubernetes.NewForConfig(rest.AddUserAgent(c.cfg, "jobsync-controller"))
 	if err != nil {
-		t.Fatalf("our client: %v", err)
+		return nil, err
 	}
 	jc, err := jobcontroller.New(client, jobcontroller.Options{
 		ControllerName: oursName,
 		Sync:           jobsync.Options{BackoffBase: backoffBase},
 	})
 	if err != nil {
-		t.Fatalf("jobcontroller.New: %v", err)
+		return nil, err
 	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		if err := jc.Run(ctx); err != nil && ctx.Err() == nil {
-			t.Errorf("jobcontroller.Run: %v", err)
+			klog.FromContext(ctx).Error(err, "jobcontroller.Run")
 		}
 	}()
-	return func() { <-done }
+	return func() { <-done }, nil
 }

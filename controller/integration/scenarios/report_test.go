@@ -30,23 +30,32 @@ func writeReport(t *testing.T, title string, recs []*record) {
 	fmt.Fprintf(&b, "\n%s (%s)\n\n", title, time.Now().UTC().Format("2006-01-02 15:04 MST"))
 	b.WriteString("| scenario | controller | outcome | API writes | API reads | time |\n|---|---|---|---|---|---|\n")
 	for _, r := range recs {
-		reads := 0
-		for k, v := range r.Calls {
+		reads, writes := 0, 0
+		for k, v := range r.AllCalls {
 			if strings.HasPrefix(k, "list ") || strings.HasPrefix(k, "watch ") || strings.HasPrefix(k, "get ") {
 				reads += v
 			}
 		}
-		writes := total(r.Calls) - reads
+		for k, v := range r.Calls {
+			if !strings.HasPrefix(k, "list ") && !strings.HasPrefix(k, "watch ") && !strings.HasPrefix(k, "get ") {
+				writes += v
+			}
+		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %d: %s | %d | %.1fs |\n", r.Scenario, r.Controller, describe(r.Outcome),
 			writes, summary(r.Calls, true), reads, r.Wall.Seconds())
 	}
+	appendReport(t, b.String())
+}
+
+// appendReport appends text to -scenarios.report.
+func appendReport(t *testing.T, text string) {
 	f, err := os.OpenFile(*reportFlag, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		t.Errorf("report: %v", err)
 		return
 	}
 	defer f.Close()
-	if _, err := f.WriteString(b.String()); err != nil {
+	if _, err := f.WriteString(text); err != nil {
 		t.Errorf("report: %v", err)
 	}
 }
