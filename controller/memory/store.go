@@ -49,8 +49,8 @@ func (s *Store) Snapshot(job *batchv1.Job, pods []*corev1.Pod, now time.Time) jo
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e := s.jobs[keyOf(job)]; e != nil && e.uid == job.UID {
-		snap.Expectations = cloneExp(e.exp)
-		snap.Backoff = e.backoff
+		snap.Expectations = e.exp
+		snap.Backoff = cloneBackoff(e.backoff)
 	}
 	return snap
 }
@@ -70,7 +70,7 @@ func (s *Store) Get(namespace, name string, uid types.UID) (Memory, bool) {
 	if e == nil || e.uid != uid {
 		return Memory{}, false
 	}
-	return Memory{Expectations: cloneExp(e.exp), Backoff: e.backoff}, true
+	return Memory{Expectations: e.exp, Backoff: cloneBackoff(e.backoff)}, true
 }
 
 // Forget drops the memory of the Job namespace/name, whatever its UID, as
@@ -99,8 +99,13 @@ func (s *Store) update(key types.NamespacedName, uid types.UID, f func(*entry)) 
 	}
 }
 
-// cloneExp returns e: its set of finalizer removals is immutable
-// (expectations.UIDSet), so the store may share it with the caller.
-func cloneExp(e expectations.Expectations) expectations.Expectations {
-	return e
+// cloneBackoff copies the record's failure time, so that what the store
+// hands out and what it keeps share no memory. (Expectations need no copy:
+// their set of pending finalizer removals is immutable.)
+func cloneBackoff(b backoff.Record) backoff.Record {
+	if b.LastFailureTime != nil {
+		t := *b.LastFailureTime
+		b.LastFailureTime = &t
+	}
+	return b
 }

@@ -53,19 +53,26 @@ func (s *Store) Begin(snap jobsync.Snapshot, plan jobsync.Plan) *Sync {
 	y.countsSet = before.Creations != after.Creations || before.Deletions != after.Deletions || !before.SetAt.Equal(after.SetAt)
 	y.finishing = plan.Status != nil && after.JobFinished && !before.JobFinished
 
+	// Most plans keep the snapshot's set of pending removals as it is (the
+	// same immutable value), which Equal sees at once; only a plan that
+	// changed it is walked, and outside the lock.
+	var added, dropped []types.UID
+	if !before.FinalizerRemovals.Equal(after.FinalizerRemovals) {
+		added, dropped = uidDiff(after.FinalizerRemovals, before.FinalizerRemovals), uidDiff(before.FinalizerRemovals, after.FinalizerRemovals)
+	}
+
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.jobs[y.key]
 	if e == nil || e.uid != snap.Job.UID {
 		// No memory, or the memory of an earlier Job of this name: what
 		// the snapshot held is the base.
-		e = &entry{uid: snap.Job.UID, exp: cloneExp(before), backoff: snap.Backoff}
+		e = &entry{uid: snap.Job.UID, exp: before, backoff: cloneBackoff(snap.Backoff)}
 		s.jobs[y.key] = e
 	}
 	if y.countsSet {
 		e.exp.Creations, e.exp.Deletions, e.exp.SetAt = after.Creations, after.Deletions, after.SetAt
 	}
-	added, dropped := uidDiff(after.FinalizerRemovals, before.FinalizerRemovals), uidDiff(before.FinalizerRemovals, after.FinalizerRemovals)
 	for _, u := range dropped {
 		e.exp = e.exp.FinalizerRemovalObserved(u)
 	}
@@ -74,7 +81,7 @@ func (s *Store) Begin(snap jobsync.Snapshot, plan jobsync.Plan) *Sync {
 		e.exp.JobFinished = after.JobFinished
 	}
 	if plan.InterimStatus == nil {
-		e.backoff = plan.Backoff
+		e.backoff = cloneBackoff(plan.Backoff)
 	}
 	return y
 }
@@ -127,7 +134,7 @@ func (y *Sync) FinalizerRemovalFailed(uid types.UID) {
 // kept from now on. If the write fails, the old record stays, and the next
 // sync counts those failures again.
 func (y *Sync) InterimStatusWritten() {
-	y.store.update(y.key, y.snap.Job.UID, func(e *entry) { e.backoff = y.plan.Backoff })
+	y.store.update(y.key, y.snap.Job.UID, func(e *entry) { e.backoff = cloneBackoff(y.plan.Backoff) })
 }
 
 // StatusWritten reports that the plan's final Status was written. If it

@@ -226,3 +226,23 @@ func TestMemoryBelongsToOneJobUID(t *testing.T) {
 		t.Error("deleting the Job (tombstone) kept its memory")
 	}
 }
+
+// TestStoreSharesNoMemoryWithWhatItHandsOut: a caller that changes the
+// backoff record of a snapshot or of a plan it stored does not change the
+// store's memory (the record's failure time is a pointer).
+func TestStoreSharesNoMemoryWithWhatItHandsOut(t *testing.T) {
+	s := NewStore()
+	job := testJob("j1")
+	failedAt := t0
+	plan := jobsync.Plan{Backoff: backoff.Record{FailuresAfterLastSuccess: 1, LastFailureTime: &failedAt}}
+	s.Begin(s.Snapshot(job, nil, t0), plan)
+
+	failedAt = t0.Add(time.Hour) // the caller reuses the plan's memory
+	snap := s.Snapshot(job, nil, t0)
+	*snap.Backoff.LastFailureTime = t0.Add(2 * time.Hour) // and the snapshot's
+
+	got, _ := s.Get("ns", "pi", "j1")
+	if got.Backoff.LastFailureTime == nil || !got.Backoff.LastFailureTime.Equal(t0) {
+		t.Fatalf("stored failure time = %v, want %v", got.Backoff.LastFailureTime, t0)
+	}
+}
