@@ -50,7 +50,8 @@ type File struct {
 //	----
 //	output lines, up to a blank line or the end of the file
 //
-// with blank lines and lines starting with '#' between them.
+// with blank lines and comment lines (first non-blank character '#')
+// between them.
 func Parse(text string) (File, error) {
 	lines := strings.SplitAfter(text, "\n")
 	if len(lines) > 0 && lines[len(lines)-1] == "" {
@@ -60,7 +61,7 @@ func Parse(text string) (File, error) {
 	var leading strings.Builder
 	for i := 0; i < len(lines); {
 		line := strings.TrimRight(lines[i], "\n")
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+		if trimmed := strings.TrimSpace(line); trimmed == "" || strings.HasPrefix(trimmed, "#") {
 			leading.WriteString(withNewline(lines[i]))
 			i++
 			continue
