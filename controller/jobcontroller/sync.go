@@ -44,14 +44,24 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		c.store.Forget(ns, name)
 		return nil
 	}
+	// The memory is read before the pods, as upstream reads its
+	// expectations before listing: an informer event between the two reads
+	// then shows in the pod list (the cache is updated before the handlers
+	// lower the memory) while the memory still waits for it, so the sync
+	// holds back. The other way round, a pod just created would be missing
+	// from the list while its creation counted as observed, and the sync
+	// would create one too many; a finalizer removal just observed would be
+	// sent again.
+	//
 	// A Job read from the API server is already defaulted (jobsync.Default
 	// would change nothing), so it is handed over as the cache holds it;
 	// Reconcile neither keeps nor modifies it.
+	snap := c.store.Snapshot(job, nil, c.opts.Clock.Now())
 	pods, err := c.podsOf(job)
 	if err != nil {
 		return err
 	}
-	snap := c.store.Snapshot(job, pods, c.opts.Clock.Now())
+	snap.Pods = pods
 	plan, err := jobsync.Reconcile(snap, c.opts.Sync)
 	if err != nil {
 		var inErr *jobsync.InputError
