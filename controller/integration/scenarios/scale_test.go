@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -26,7 +27,7 @@ var (
 	scaleFlag            = flag.Bool("sidebyside.scale", false, "run the scale runs: a Job of -sidebyside.scale.completions pods per mode, controller and client throttle")
 	scaleCompletionsFlag = flag.Int("sidebyside.scale.completions", 10000, "completions of the scale runs' Jobs")
 	scaleParallelismFlag = flag.Int("sidebyside.scale.parallelism", 1000, "parallelism of the scale runs' Jobs")
-	scaleOnlyFlag        = flag.String("sidebyside.scale.only", "", "run only the scale runs whose name contains this (e.g. Indexed/qps100)")
+	scaleOnlyFlag        = flag.String("sidebyside.scale.only", "", "run only the scale runs this selects: mode/throttle/controller, leading parts only, each a path.Match pattern (Indexed/qps100 is one pair, */unthrottled/ours four runs)")
 )
 
 // childEnv names the environment variable that turns the test binary into
@@ -135,7 +136,7 @@ func TestScale(t *testing.T) {
 		}{{"qps100", 100, 200}, {"unthrottled", -1, -1}} {
 			for _, kind := range []string{"upstream", "ours"} {
 				name := mode + "/" + throttle.name + "/" + kind
-				if *scaleOnlyFlag != "" && !strings.Contains(name, *scaleOnlyFlag) {
+				if !selectsRun(*scaleOnlyFlag, name) {
 					continue
 				}
 				t.Run(name, func(t *testing.T) {
@@ -145,6 +146,27 @@ func TestScale(t *testing.T) {
 		}
 	}
 	writeScaleReport(t, n, p, runs)
+}
+
+// selectsRun reports whether the -sidebyside.scale.only pattern selects
+// the run name (mode/throttle/controller): its slash-separated parts match
+// the name's leading parts one by one, as path.Match reads them. An empty
+// pattern selects every run. (The flag first selected by substring, and
+// "Indexed/qps100" also ran NonIndexed/qps100.)
+func selectsRun(pattern, name string) bool {
+	if pattern == "" {
+		return true
+	}
+	want, got := strings.Split(pattern, "/"), strings.Split(name, "/")
+	if len(want) > len(got) {
+		return false
+	}
+	for i, w := range want {
+		if ok, err := path.Match(w, got[i]); err != nil || !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func scaleOnce(t *testing.T, name, kind, mode string, n, p int32, qps float32, burst int) scaleRun {
