@@ -34,6 +34,10 @@ var (
 // a controller process for the scale runs (see runChild).
 const childEnv = "SCENARIOS_CHILD_CONTROLLER"
 
+// childVerbosityEnv, when set in the test's environment, is the klog
+// verbosity of the controller children (default: errors and warnings only).
+const childVerbosityEnv = "SCENARIOS_CHILD_V"
+
 // childSpec is what the parent tells a controller child: which controller,
 // how to reach the API server, its client rate limits, and where to write
 // its API calls when it stops.
@@ -83,6 +87,16 @@ func maybeRunChild() {
 	if err := json.Unmarshal([]byte(spec), &cs); err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		os.Exit(2)
+	}
+	if v := os.Getenv(childVerbosityEnv); v != "" {
+		// The controller's own logs at this klog verbosity, on stderr
+		// (the scale runs' log): "Synced Job" lines at 2, say.
+		fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+		klog.InitFlags(fs)
+		if err := fs.Set("v", v); err != nil {
+			fmt.Fprintln(os.Stderr, "child:", err)
+			os.Exit(2)
+		}
 	}
 	cfg := &rest.Config{Host: cs.Host, BearerToken: cs.Token, TLSClientConfig: cs.TLS}
 	c := &controller{kind: cs.Kind, calls: newAPICalls()}
