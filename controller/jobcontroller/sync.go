@@ -34,6 +34,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if apierrors.IsNotFound(err) {
 		logger.V(4).Info("Job is gone, forgetting its memory")
 		c.store.Forget(ns, name)
+		c.written.forget(ns, name)
 		return nil
 	}
 	if err != nil {
@@ -42,7 +43,11 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if !c.ours(job) {
 		// Enqueued for a Job of this name that was ours, replaced since.
 		c.store.Forget(ns, name)
+		c.written.forget(ns, name)
 		return nil
+	}
+	if err := c.written.stale(job); err != nil {
+		return err // retried with the rate limit, as upstream retries
 	}
 	// The memory is read before the pods, as upstream reads its
 	// expectations before listing: an informer event between the two reads
@@ -81,6 +86,9 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		logger.V(4).Info("Sync note", "note", n)
 	}
 	res, err := c.exec.Execute(ctx, c.store.Begin(snap, plan))
+	if res.Job != nil {
+		c.written.wrote(res.Job)
+	}
 	logger.V(2).Info("Synced Job", "pods", len(pods),
 		"created", res.Created, "deleted", res.Deleted, "adopted", res.Adopted, "released", res.Released,
 		"finalizersRemoved", res.FinalizersRemoved, "interimStatus", res.InterimStatusWritten, "status", res.StatusWritten,
