@@ -234,7 +234,7 @@ func sortedIndexesOf(pods []*corev1.Pod) []int {
 			out = append(out, ix)
 		}
 	}
-	slicesSortInts(out)
+	slices.Sort(out)
 	return out
 }
 

@@ -2,8 +2,8 @@ package jobsync
 
 import (
 	"cmp"
-	"math/bits"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -11,9 +11,54 @@ import (
 	"github.com/jobsync/jobsync/internal/heap"
 )
 
-func slicesSortInts(s []int) { slices.Sort(s) }
+// listingCompare orders pods as upstream lists them before it sorts any:
+// the Job's own pods before adopted ones, each group in the informer's
+// arbitrary order, here completion index (Indexed Jobs), creation time,
+// name and UID. Upstream's first match among failed pods, which a FailJob
+// message names, is taken in this order.
+func (x *syncState) listingCompare(a, b *corev1.Pod) int {
+	if c := compareAdopted(isAdopted(a), isAdopted(b)); c != 0 {
+		return c
+	}
+	if x.indexed {
+		if c := cmp.Compare(indexes.Of(a.Annotations), indexes.Of(b.Annotations)); c != 0 {
+			return c
+		}
+	}
+	return compareByAge(a, b)
+}
 
-func bitsTrailingZeros(w uint64) int { return bits.TrailingZeros64(w) }
+// compareAdopted puts the Job's own pods (false) before adopted ones.
+func compareAdopted(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case b:
+		return -1
+	}
+	return 1
+}
+
+// compareByAge orders pods by creation time, then name and UID, a total
+// order for pods with distinct UIDs.
+func compareByAge(a, b *corev1.Pod) int {
+	if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Name, b.Name); c != 0 {
+		return c
+	}
+	return strings.Compare(string(a.UID), string(b.UID))
+}
+
+func sortClaims(cs []PodClaim) {
+	slices.SortFunc(cs, func(a, b PodClaim) int {
+		if c := strings.Compare(a.Pod.Name, b.Pod.Name); c != 0 {
+			return c
+		}
+		return strings.Compare(string(a.Pod.UID), string(b.Pod.UID))
+	})
+}
 
 // podQueue hands out pods in canonical order (compareKeyed), one at a
 // time, for loops that may stop early: the uncounted-pods cap stops the
