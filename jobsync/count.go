@@ -6,25 +6,25 @@ import (
 
 // newlyFinished returns the tracked pods that finished since the last count
 // and are not yet in uncountedTerminatedPods: succeeded ones and failed ones
-// (the latter whatever a pod failure policy says of them). For Indexed Jobs,
-// pods without a valid index are left out.
-func (x *syncState) newlyFinished() (succeeded, failed []*corev1.Pod) {
-	for _, p := range x.done {
-		if !x.tracked(p) {
+// (the latter whatever a pod failure policy says of them), and how many of
+// the failed ones count (those a pod failure policy does not ignore). For
+// Indexed Jobs, pods without a valid index are left out.
+func (x *syncState) newlyFinished() (succeeded, failed []*corev1.Pod, failedCounting int) {
+	for i := range x.finishedOrDeleting {
+		r := &x.finishedOrDeleting[i]
+		if !r.tracked || (x.indexed && !r.validIndex) {
 			continue
 		}
-		if x.indexed {
-			if _, ok := x.validIndex(p); !ok {
-				continue
+		if r.succeeded {
+			if !x.uncountedSucceeded[r.pod.UID] {
+				succeeded = append(succeeded, r.pod)
 			}
-		}
-		if p.Status.Phase == corev1.PodSucceeded {
-			if !x.uncountedSucceeded[p.UID] {
-				succeeded = append(succeeded, p)
+		} else if r.failed && !x.uncountedFailed[r.pod.UID] {
+			failed = append(failed, r.pod)
+			if r.verdict.counts() {
+				failedCounting++
 			}
-		} else if x.isFailed(p) && !x.uncountedFailed[p.UID] {
-			failed = append(failed, p)
 		}
 	}
-	return succeeded, failed
+	return succeeded, failed, failedCounting
 }

@@ -84,7 +84,7 @@ func (x *syncState) newPod(ix int) *corev1.Pod {
 	pod.Spec.Hostname = fmt.Sprintf("%s-%d", job.Name, ix)
 	pod.GenerateName = indexedGenerateName(job.Name, ix)
 	if x.perIndex {
-		count, ignored := x.replacementFailureCounts(x.delayedRemoval[ix])
+		count, ignored := replacementFailureCounts(x.delayedRemoval[ix])
 		pod.Annotations[batchv1.JobIndexFailureCountAnnotation] = strconv.Itoa(int(count))
 		if ignored > 0 {
 			pod.Annotations[batchv1.JobIndexIgnoredFailureCountAnnotation] = strconv.Itoa(int(ignored))

@@ -75,25 +75,23 @@ func (x *syncState) decideFinish() {
 // the FailureTarget message naming it. Upstream takes the first such pod in
 // its cache's order; here it is the first in canonical order.
 func (x *syncState) failJobMessage() (string, bool) {
-	policy := x.job.Spec.PodFailurePolicy
-	if policy == nil {
+	if x.job.Spec.PodFailurePolicy == nil {
 		return "", false
 	}
-	var first *corev1.Pod
-	var msg string
-	for _, p := range x.done {
-		if !x.isFailed(p) {
+	var first *podRecord
+	for i := range x.finishedOrDeleting {
+		r := &x.finishedOrDeleting[i]
+		if !r.failed || r.verdict.action != batchv1.PodFailurePolicyActionFailJob {
 			continue
 		}
-		v := matchFailurePolicy(policy, p)
-		if v.action != batchv1.PodFailurePolicyActionFailJob {
-			continue
-		}
-		if first == nil || x.listingCompare(p, first) < 0 {
-			first, msg = p, v.failJobMessage
+		if first == nil || x.listingCompare(r, first) < 0 {
+			first = r
 		}
 	}
-	return msg, first != nil
+	if first == nil {
+		return "", false
+	}
+	return first.verdict.failJobMessage, true
 }
 
 // pastBackoffLimitOnFailure applies to restartPolicy OnFailure, where

@@ -21,12 +21,9 @@ func (x *syncState) computeSucceededIndexes() {
 	completions := int(*x.job.Spec.Completions)
 	x.prevSucceededIndexes = indexes.ParseLenient(x.st.CompletedIndexes, completions)
 	var add []int
-	for _, p := range x.done {
-		if p.Status.Phase != corev1.PodSucceeded || !hasFinalizer(p, x.opts.TrackingFinalizer) {
-			continue
-		}
-		if ix, ok := x.validIndex(p); ok {
-			add = append(add, ix)
+	for i := range x.finishedOrDeleting {
+		if r := &x.finishedOrDeleting[i]; r.succeeded && r.finalizer && r.validIndex {
+			add = append(add, r.index)
 		}
 	}
 	slices.Sort(add)
@@ -34,19 +31,16 @@ func (x *syncState) computeSucceededIndexes() {
 }
 
 // computeFailedIndexes reads status.failedIndexes and adds the indexes of
-// tracked pods whose failure fails their index.
+// pods with the tracking finalizer whose failure fails their index.
 func (x *syncState) computeFailedIndexes() {
 	var prev indexes.Set
 	if x.st.FailedIndexes != nil {
 		prev = indexes.ParseLenient(*x.st.FailedIndexes, int(*x.job.Spec.Completions))
 	}
 	var add []int
-	for _, p := range x.done {
-		if !hasFinalizer(p, x.opts.TrackingFinalizer) {
-			continue
-		}
-		if ix, ok := x.validIndex(p); ok && x.failsIndex(p) {
-			add = append(add, ix)
+	for i := range x.finishedOrDeleting {
+		if r := &x.finishedOrDeleting[i]; r.finalizer && r.validIndex && x.failsIndex(r) {
+			add = append(add, r.index)
 		}
 	}
 	slices.Sort(add)
@@ -56,20 +50,16 @@ func (x *syncState) computeFailedIndexes() {
 // failsIndex reports whether a pod's failure fails its index: a FailIndex
 // rule matched it, or it counts and the index had already used up its
 // backoffLimitPerIndex.
-func (x *syncState) failsIndex(p *corev1.Pod) bool {
-	if !x.isFailed(p) {
+func (x *syncState) failsIndex(r *podRecord) bool {
+	switch {
+	case !r.failed:
+		return false
+	case r.verdict.action == batchv1.PodFailurePolicyActionFailIndex:
+		return true
+	case !r.verdict.counts():
 		return false
 	}
-	if policy := x.job.Spec.PodFailurePolicy; policy != nil {
-		v := matchFailurePolicy(policy, p)
-		if v.action == batchv1.PodFailurePolicyActionFailIndex {
-			return true
-		}
-		if !v.counts() {
-			return false
-		}
-	}
-	return failureCount(p) >= *x.job.Spec.BackoffLimitPerIndex
+	return failureCount(r.pod) >= *x.job.Spec.BackoffLimitPerIndex
 }
 
 // computeDelayedRemovals finds, for each index that has not succeeded, has
@@ -85,34 +75,30 @@ func (x *syncState) failsIndex(p *corev1.Pod) bool {
 // (the Job's own pods before adopted ones, then creation time, name and
 // UID), the order in which the conformance module hands pods to upstream.
 func (x *syncState) computeDelayedRemovals() {
-	x.delayedRemoval = make(map[int]*corev1.Pod)
-	type candidate struct {
-		ix int
-		p  *corev1.Pod
-	}
-	var cands []candidate
-	for _, p := range x.done {
-		if !x.tracked(p) || !x.isFailed(p) {
+	x.delayedRemoval = make(map[int]*podRecord)
+	var cands []*podRecord
+	for i := range x.finishedOrDeleting {
+		r := &x.finishedOrDeleting[i]
+		if !r.tracked || !r.failed || !r.validIndex {
 			continue
 		}
-		ix, ok := x.validIndex(p)
-		if !ok || x.succeededIndexes.Has(ix) || x.failedIndexes.Has(ix) || x.activeIndexes.has(ix) {
+		if ix := r.index; x.succeededIndexes.Has(ix) || x.failedIndexes.Has(ix) || x.activeIndexes.has(ix) {
 			continue
 		}
-		cands = append(cands, candidate{ix, p})
+		cands = append(cands, r)
 	}
-	slices.SortFunc(cands, func(a, b candidate) int {
-		if c := cmp.Compare(a.ix, b.ix); c != 0 {
+	slices.SortFunc(cands, func(a, b *podRecord) int {
+		if c := cmp.Compare(a.index, b.index); c != 0 {
 			return c
 		}
-		if c := compareAdopted(isAdopted(a.p), isAdopted(b.p)); c != 0 {
+		if c := compareAdopted(a.adopted, b.adopted); c != 0 {
 			return c
 		}
-		return compareByAge(a.p, b.p)
+		return compareByAge(a.pod, b.pod)
 	})
 	for _, c := range cands {
-		if cur, seen := x.delayedRemoval[c.ix]; !seen || replacesLastFailure(c.p, cur) {
-			x.delayedRemoval[c.ix] = c.p
+		if cur, seen := x.delayedRemoval[c.index]; !seen || replacesLastFailure(c.pod, cur.pod) {
+			x.delayedRemoval[c.index] = c
 		}
 	}
 }
@@ -153,15 +139,15 @@ func annotationCount(p *corev1.Pod, key string) int32 {
 // replacementFailureCounts returns the failure counts a pod replacing the
 // failed pod of an index carries: the failed pod's counts plus its own
 // failure, counted or ignored as the pod failure policy says.
-func (x *syncState) replacementFailureCounts(failed *corev1.Pod) (count, ignored int32) {
+func replacementFailureCounts(failed *podRecord) (count, ignored int32) {
 	if failed == nil {
 		return 0, 0
 	}
-	count, ignored = failureCount(failed), ignoredFailureCount(failed)
-	if policy := x.job.Spec.PodFailurePolicy; policy != nil && !matchFailurePolicy(policy, failed).counts() {
-		ignored = saturatingInc(ignored)
-	} else {
+	count, ignored = failureCount(failed.pod), ignoredFailureCount(failed.pod)
+	if failed.verdict.counts() {
 		count = saturatingInc(count)
+	} else {
+		ignored = saturatingInc(ignored)
 	}
 	return count, ignored
 }

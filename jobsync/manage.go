@@ -164,8 +164,9 @@ func (x *syncState) forRemoval(n int) []*corev1.Pod {
 func (x *syncState) repeatedActiveIndexes() *indexSet {
 	active := x.activePods()
 	seen, repeated := newIndexSet(len(active)), newIndexSet(0)
+	completions := int(*x.job.Spec.Completions)
 	for _, p := range active {
-		if ix, ok := x.validIndex(p); ok && !seen.set(ix) {
+		if ix := indexes.Of(p.Annotations); ix != indexes.Unknown && ix < completions && !seen.set(ix) {
 			repeated.set(ix)
 		}
 	}
@@ -193,13 +194,14 @@ func (x *syncState) indexedDeletionReason(p *corev1.Pod, surplus string, repeate
 func (x *syncState) pendingIndexes(n int) []int {
 	taken := x.succeededIndexes.Union(x.activeIndexes.members())
 	if onlyReplaceFailed(x.job) {
-		var terminating []*corev1.Pod
-		for _, p := range x.done {
-			if p.DeletionTimestamp != nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
-				terminating = append(terminating, p)
+		var terminating []int
+		for i := range x.finishedOrDeleting {
+			if r := &x.finishedOrDeleting[i]; r.terminating && r.index != indexes.Unknown {
+				terminating = append(terminating, r.index)
 			}
 		}
-		taken = taken.WithIndexes(sortedIndexesOf(terminating))
+		slices.Sort(terminating)
+		taken = taken.WithIndexes(terminating)
 	}
 	return indexes.FirstMissing(n, int(*x.job.Spec.Completions), taken, x.failedIndexes)
 }
@@ -212,8 +214,8 @@ func (x *syncState) indexesPastBackoff(ixs []int) ([]int, time.Duration) {
 	for _, ix := range ixs {
 		left := time.Duration(0)
 		if p := x.delayedRemoval[ix]; p != nil {
-			failures := saturatingInc(int32(min(absoluteFailureCount(p), int64(1<<31-2))))
-			left = backoff.RemainingFor(failures, backoff.FinishTime(p), x.now, x.opts.BackoffBase, x.opts.BackoffMax)
+			failures := saturatingInc(int32(min(absoluteFailureCount(p.pod), int64(1<<31-2))))
+			left = backoff.RemainingFor(failures, backoff.FinishTime(p.pod), x.now, x.opts.BackoffBase, x.opts.BackoffMax)
 		}
 		if left == 0 {
 			ready = append(ready, ix)
@@ -225,17 +227,6 @@ func (x *syncState) indexesPastBackoff(ixs []int) ([]int, time.Duration) {
 		return ready, 0
 	}
 	return nil, wait
-}
-
-func sortedIndexesOf(pods []*corev1.Pod) []int {
-	out := make([]int, 0, len(pods))
-	for _, p := range pods {
-		if ix := indexes.Of(p.Annotations); ix != indexes.Unknown {
-			out = append(out, ix)
-		}
-	}
-	slices.Sort(out)
-	return out
 }
 
 // updateSuspendCondition keeps the Suspended condition in step with
@@ -278,20 +269,4 @@ func (x *syncState) addDeletion(p *corev1.Pod, removeFinalizer bool, reason stri
 	if ready {
 		x.ready--
 	}
-}
-
-// sortedForPlan returns pods in canonical order, for plan steps whose order
-// upstream leaves to chance.
-func (x *syncState) sortedForPlan(pods []*corev1.Pod) []*corev1.Pod {
-	// Read each pod's keys once, not at every comparison.
-	items := make([]keyedPod, len(pods))
-	for i, p := range pods {
-		items[i] = x.keyed(p)
-	}
-	slices.SortFunc(items, compareKeyed)
-	out := make([]*corev1.Pod, len(items))
-	for i, it := range items {
-		out[i] = it.p
-	}
-	return out
 }

@@ -16,16 +16,16 @@ import (
 // arbitrary order, here completion index (Indexed Jobs), creation time,
 // name and UID. Upstream's first match among failed pods, which a FailJob
 // message names, is taken in this order.
-func (x *syncState) listingCompare(a, b *corev1.Pod) int {
-	if c := compareAdopted(isAdopted(a), isAdopted(b)); c != 0 {
+func (x *syncState) listingCompare(a, b *podRecord) int {
+	if c := compareAdopted(a.adopted, b.adopted); c != 0 {
 		return c
 	}
 	if x.indexed {
-		if c := cmp.Compare(indexes.Of(a.Annotations), indexes.Of(b.Annotations)); c != 0 {
+		if c := cmp.Compare(a.index, b.index); c != 0 {
 			return c
 		}
 	}
-	return compareByAge(a, b)
+	return compareByAge(a.pod, b.pod)
 }
 
 // compareAdopted puts the Job's own pods (false) before adopted ones.
@@ -60,11 +60,12 @@ func sortClaims(cs []PodClaim) {
 	})
 }
 
-// podQueue hands out pods in canonical order (compareKeyed), one at a
-// time, for loops that may stop early: the uncounted-pods cap stops the
+// podQueue hands out pod records in canonical order (compareKeyed), one at
+// a time, for loops that may stop early: the uncounted-pods cap stops the
 // release of finished pods after 500, however many there are. Building it
-// costs O(n), each pop O(log n); a short list is simply sorted. Each pod's
-// keys are read once, not at every comparison.
+// costs O(n), each pop O(log n); a short list is simply sorted. The keys
+// are copied out of the records, so that comparisons read no pod but for
+// ties.
 type podQueue struct {
 	items  []keyedPod // sorted, or a min-heap
 	sorted bool
@@ -72,25 +73,28 @@ type podQueue struct {
 }
 
 // keyedPod is a pod with the keys of the canonical order that cost a lookup:
-// its completion index (0 outside Indexed Jobs) and whether it is adopted.
+// its completion index (indexes.Unknown outside Indexed Jobs) and whether it
+// is adopted; r is its record, when it has one.
 type keyedPod struct {
 	ix      int
 	adopted bool
 	p       *corev1.Pod
+	r       *podRecord
 }
 
+// keyed reads the keys of an active pod, which has no record.
 func (x *syncState) keyed(p *corev1.Pod) keyedPod {
-	k := keyedPod{adopted: isAdopted(p), p: p}
+	k := keyedPod{ix: indexes.Unknown, adopted: isAdopted(p), p: p}
 	if x.indexed {
 		k.ix = indexes.Of(p.Annotations)
 	}
 	return k
 }
 
-func (x *syncState) newPodQueue(pods []*corev1.Pod) *podQueue {
-	items := make([]keyedPod, len(pods))
-	for i, p := range pods {
-		items[i] = x.keyed(p)
+func newPodQueue(records []*podRecord) *podQueue {
+	items := make([]keyedPod, len(records))
+	for i, r := range records {
+		items[i] = keyedPod{ix: r.index, adopted: r.adopted, p: r.pod, r: r}
 	}
 	q := &podQueue{items: items}
 	if len(items) <= 512 {
@@ -119,22 +123,38 @@ func compareKeyed(a, b keyedPod) int {
 	return compareByAge(a.p, b.p)
 }
 
-// pop returns the next pod in order, or nil when there is none.
-func (q *podQueue) pop() *corev1.Pod {
+// pop returns the next record in order, or nil when there is none.
+func (q *podQueue) pop() *podRecord {
 	if q.sorted {
 		if q.next == len(q.items) {
 			return nil
 		}
 		q.next++
-		return q.items[q.next-1].p
+		return q.items[q.next-1].r
 	}
 	n := len(q.items)
 	if n == 0 {
 		return nil
 	}
-	p := q.items[0].p
+	r := q.items[0].r
 	q.items[0] = q.items[n-1]
 	q.items = q.items[:n-1]
 	heap.Down(q.items, 0, compareKeyed)
-	return p
+	return r
+}
+
+// sortedForPlan returns pods in canonical order, for plan steps whose order
+// upstream leaves to chance.
+func (x *syncState) sortedForPlan(pods []*corev1.Pod) []*corev1.Pod {
+	// Read each pod's keys once, not at every comparison.
+	items := make([]keyedPod, len(pods))
+	for i, p := range pods {
+		items[i] = x.keyed(p)
+	}
+	slices.SortFunc(items, compareKeyed)
+	out := make([]*corev1.Pod, len(items))
+	for i, it := range items {
+		out[i] = it.p
+	}
+	return out
 }

@@ -4,28 +4,62 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/jobsync/jobsync/expectations"
 	"github.com/jobsync/jobsync/indexes"
 )
 
-// tracked reports whether a pod still has to be accounted for by this
-// controller: it carries the tracking finalizer and its removal is not
-// already under way.
-func (x *syncState) tracked(p *corev1.Pod) bool {
-	return hasFinalizer(p, x.opts.TrackingFinalizer) && !x.expectedRemovals.Has(p.UID)
+// podRecord is what a sync needs to know of one pod of the Job that is
+// terminal or being deleted (or, for a Job that is finishing, still active),
+// read from the pod once, in classifyPod, so that no later step reads the
+// pod again for it. Steps still read the pod itself for what only one of
+// them needs once (finish time, failure-count annotations, deletion rank).
+type podRecord struct {
+	pod *corev1.Pod
+	// index is the completion index a pod of an Indexed Job carries,
+	// indexes.Unknown when it carries none or a malformed one; always
+	// indexes.Unknown outside Indexed Jobs (whose pods may carry the
+	// annotation from their template without it meaning anything).
+	index int
+	// validIndex says index is known and below completions.
+	validIndex bool
+	// succeeded is phase Succeeded; failed is isFailed: phase Failed, or
+	// being deleted without having succeeded unless only failed pods are
+	// replaced. terminating is being deleted without a terminal phase.
+	succeeded, failed, terminating bool
+	// finalizer says the pod carries the tracking finalizer; tracked that
+	// it does and its removal is not expected already (see tracked).
+	finalizer, tracked bool
+	// adopted says the pod is an orphan the Job adopts in this sync.
+	adopted bool
+	// verdict is the pod failure policy's verdict on the pod (rule -1
+	// without a policy, and for succeeded pods, which no rule applies to).
+	verdict failureVerdict
 }
 
-// validIndex returns the pod's completion index when it is usable, below
-// completions, and false otherwise. Only for Indexed Jobs, whose
-// completions are set (checkJob).
-func (x *syncState) validIndex(p *corev1.Pod) (int, bool) {
-	ix := indexes.Of(p.Annotations)
-	return ix, ix != indexes.Unknown && ix < int(*x.job.Spec.Completions)
-}
-
-// hasValidIndex is validIndex without the index, for Indexed Jobs only.
-func (x *syncState) hasValidIndex(p *corev1.Pod) bool {
-	_, ok := x.validIndex(p)
-	return ok
+// classifyPod reads into a record what the steps after the scan need of a
+// pod of the Job; adopted says it is an orphan adopted in this sync.
+func (x *syncState) classifyPod(p *corev1.Pod, adopted bool, expectedRemovals expectations.UIDSet) podRecord {
+	r := podRecord{
+		pod:         p,
+		index:       indexes.Unknown,
+		succeeded:   p.Status.Phase == corev1.PodSucceeded,
+		failed:      x.isFailed(p),
+		terminating: p.DeletionTimestamp != nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed,
+		finalizer:   hasFinalizer(p, x.opts.TrackingFinalizer),
+		adopted:     adopted,
+		verdict:     failureVerdict{rule: -1},
+	}
+	r.tracked = r.finalizer && !expectedRemovals.Has(p.UID)
+	if x.indexed {
+		r.index = indexes.Of(p.Annotations)
+		r.validIndex = r.index != indexes.Unknown && r.index < int(*x.job.Spec.Completions)
+	}
+	if policy := x.job.Spec.PodFailurePolicy; policy != nil && !r.succeeded {
+		// Upstream matches the policy against failed pods, and, once the
+		// Job is failing, against every pod it then counts as failed.
+		r.verdict = matchFailurePolicy(policy, p)
+	}
+	return r
 }
 
 // isFailed reports whether a pod counts as failed: it is in the Failed

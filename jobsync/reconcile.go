@@ -76,16 +76,8 @@ func Reconcile(s Snapshot, opts Options) (Plan, error) {
 	if st.StartTime == nil && !x.suspended {
 		st.StartTime = ptrTime(s.Now)
 	}
-	newSucceeded, newFailed := x.newlyFinished()
+	newSucceeded, newFailed, nonIgnored := x.newlyFinished()
 	x.newBackoff = s.Backoff.Update(newSucceeded, newFailed)
-	nonIgnored := len(newFailed)
-	if job.Spec.PodFailurePolicy != nil {
-		for _, p := range newFailed {
-			if !matchFailurePolicy(job.Spec.PodFailurePolicy, p).counts() {
-				nonIgnored--
-			}
-		}
-	}
 	if x.succeeded, err = addCounts("job.status.succeeded", int(job.Status.Succeeded), len(newSucceeded), len(x.uncountedSucceeded)); err != nil {
 		return Plan{}, err
 	}

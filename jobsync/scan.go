@@ -46,9 +46,9 @@ func (x *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) error
 	copied := false
 	// A terminal pod without the tracking finalizer (already counted) is
 	// read by no later step but failJobMessage, which upstream runs over
-	// every failed pod: such pods join x.done only under a pod failure
+	// every failed pod: such pods join x.finishedOrDeleting only under a pod failure
 	// policy. In a long Job they are most of the pods; leaving them out
-	// spares every later pass over x.done.
+	// spares every later pass over x.finishedOrDeleting.
 	keepUntracked := job.Spec.PodFailurePolicy != nil
 	var foreign, orphaned int
 	// counted holds the positions in all of the pods whose UIDs count; they
@@ -121,7 +121,7 @@ func (x *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) error
 			// reads it again (see keepUntracked).
 			continue
 		}
-		x.done = append(x.done, p)
+		x.finishedOrDeleting = append(x.finishedOrDeleting, x.classifyPod(p, ref == nil, exp.FinalizerRemovals))
 	}
 	if err := repeatedUID(all, counted); err != nil {
 		return err

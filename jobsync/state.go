@@ -23,12 +23,15 @@ type syncState struct {
 	st   *batchv1.JobStatus // the status being built, a deep copy
 	plan *Plan
 
-	pods      []*corev1.Pod // the Job's pods after claiming
-	done      []*corev1.Pod // those of pods that are terminal or being deleted, but terminal ones without the tracking finalizer only under a pod failure policy
-	active    []*corev1.Pod // built on demand by activePods
-	indexed   bool
-	perIndex  bool // backoffLimitPerIndex is set (Indexed Jobs only)
-	suspended bool
+	pods []*corev1.Pod // the Job's pods after claiming
+	// finishedOrDeleting holds the records of those of pods that are
+	// terminal or being deleted, but terminal ones without the tracking
+	// finalizer only under a pod failure policy (see scan).
+	finishedOrDeleting []podRecord
+	active             []*corev1.Pod // built on demand by activePods
+	indexed            bool
+	perIndex           bool // backoffLimitPerIndex is set (Indexed Jobs only)
+	suspended          bool
 
 	// activeIndexes holds the valid indexes of active pods of an Indexed
 	// Job; indexTrouble says some active pod has an invalid, out-of-range
@@ -56,7 +59,7 @@ type syncState struct {
 	failedIndexes        indexes.Set // meaningful only when perIndex
 	// delayedRemoval maps an index to the failed pod whose finalizer stays
 	// until its replacement carries the index failure count.
-	delayedRemoval map[int]*corev1.Pod
+	delayedRemoval map[int]*podRecord
 
 	newBackoff backoff.Record
 

@@ -27,8 +27,18 @@ func (x *syncState) track(needsWrite bool) error {
 	var stillTracked map[types.UID]bool
 	if n := len(uncounted.Succeeded) + len(uncounted.Failed); n > 0 {
 		stillTracked = make(map[types.UID]bool, n)
+		for i := range x.finishedOrDeleting {
+			r := &x.finishedOrDeleting[i]
+			if r.tracked && (x.uncountedSucceeded[r.pod.UID] || x.uncountedFailed[r.pod.UID]) {
+				stillTracked[r.pod.UID] = true
+			}
+		}
+		// An active pod is in uncountedTerminatedPods only when a failing
+		// Job counted it as failed before its deletion was seen.
 		for _, p := range x.pods {
-			if x.tracked(p) && (x.uncountedSucceeded[p.UID] || x.uncountedFailed[p.UID]) {
+			if p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed &&
+				(x.uncountedSucceeded[p.UID] || x.uncountedFailed[p.UID]) &&
+				hasFinalizer(p, x.opts.TrackingFinalizer) && !x.expectedRemovals.Has(p.UID) {
 				stillTracked[p.UID] = true
 			}
 		}
@@ -42,32 +52,32 @@ func (x *syncState) track(needsWrite bool) error {
 
 	// The candidates are taken in canonical order until the cap is reached:
 	// a queue orders only as many as are taken.
-	candidates := x.newPodQueue(x.releaseCandidates())
-	var release []*corev1.Pod
+	candidates := newPodQueue(x.releaseCandidates())
+	var release []*podRecord
 	var newSucceededIdx []int
 	capped := false
-	for p := candidates.pop(); p != nil; p = candidates.pop() {
-		release = append(release, p)
-		if p.Status.Phase == corev1.PodSucceeded && !x.uncountedFailed[p.UID] {
+	failing := x.finished != nil && x.finished.Type != batchv1.JobSuccessCriteriaMet
+	for r := candidates.pop(); r != nil; r = candidates.pop() {
+		uid := r.pod.UID
+		release = append(release, r)
+		if r.succeeded && !x.uncountedFailed[uid] {
 			if x.indexed {
-				if ix, ok := x.validIndex(p); ok && !x.prevSucceededIndexes.Has(ix) {
-					newSucceededIdx = append(newSucceededIdx, ix)
+				if r.validIndex && !x.prevSucceededIndexes.Has(r.index) {
+					newSucceededIdx = append(newSucceededIdx, r.index)
 					needsWrite = true
 				}
-			} else if !x.uncountedSucceeded[p.UID] {
-				uncounted.Succeeded = append(uncounted.Succeeded, p.UID)
+			} else if !x.uncountedSucceeded[uid] {
+				uncounted.Succeeded = append(uncounted.Succeeded, uid)
 				needsWrite = true
 			}
-		} else if x.isFailed(p) || (x.finished != nil && x.finished.Type != batchv1.JobSuccessCriteriaMet) {
+		} else if r.failed || failing {
 			// Once the Job is failing, every pod not yet terminated counts as failed.
 			// The index is read only for Indexed Jobs: a work-queue Job
 			// has no completions to check it against, and its pods may
 			// carry the annotation from their template.
-			if !x.uncountedFailed[p.UID] && (!x.indexed || x.hasValidIndex(p)) {
-				if x.job.Spec.PodFailurePolicy == nil || matchFailurePolicy(x.job.Spec.PodFailurePolicy, p).counts() {
-					uncounted.Failed = append(uncounted.Failed, p.UID)
-					needsWrite = true
-				}
+			if !x.uncountedFailed[uid] && (!x.indexed || r.validIndex) && r.verdict.counts() {
+				uncounted.Failed = append(uncounted.Failed, uid)
+				needsWrite = true
 			}
 		}
 		if len(newSucceededIdx)+len(uncounted.Succeeded)+len(uncounted.Failed) >= x.opts.MaxUncountedPods {
@@ -118,10 +128,10 @@ func (x *syncState) track(needsWrite bool) error {
 	}
 	if len(release) > 0 {
 		uids := make([]types.UID, len(release))
-		for i, p := range release {
-			uids[i] = p.UID
-			x.plan.FinalizerRemovals = append(x.plan.FinalizerRemovals, FinalizerRemoval{Pod: refOf(p), Reason: x.releaseReason(p)})
-			delete(stillTracked, p.UID)
+		for i, r := range release {
+			uids[i] = r.pod.UID
+			x.plan.FinalizerRemovals = append(x.plan.FinalizerRemovals, FinalizerRemoval{Pod: refOf(r.pod), Reason: x.releaseReason(r)})
+			delete(stillTracked, r.pod.UID)
 		}
 		x.plan.Expectations = x.plan.Expectations.ExpectFinalizerRemovals(uids...)
 	}
@@ -150,42 +160,51 @@ func (x *syncState) track(needsWrite bool) error {
 // is its cache's, or by index for Indexed Jobs): every pod when the Job is
 // being deleted or is finishing, succeeded pods, and failed pods unless one
 // must wait for its replacement to carry the index failure count.
-func (x *syncState) releaseCandidates() []*corev1.Pod {
+func (x *syncState) releaseCandidates() []*podRecord {
 	all := x.job.DeletionTimestamp != nil || x.finished != nil
-	pods := x.done
-	if all {
-		pods = x.pods
-	}
-	var out []*corev1.Pod
-	for _, p := range pods {
-		if !x.tracked(p) {
+	var out []*podRecord
+	for i := range x.finishedOrDeleting {
+		r := &x.finishedOrDeleting[i]
+		if !r.tracked {
 			continue
 		}
-		if all || p.Status.Phase == corev1.PodSucceeded {
-			out = append(out, p)
+		if all || r.succeeded {
+			out = append(out, r)
 			continue
 		}
-		if !x.isFailed(p) {
+		if !r.failed {
 			continue
 		}
-		if x.perIndex {
-			if ix, ok := x.validIndex(p); ok {
-				if d := x.delayedRemoval[ix]; d != nil && d.UID == p.UID {
-					continue
-				}
+		if x.perIndex && r.validIndex {
+			if d := x.delayedRemoval[r.index]; d != nil && d.pod.UID == r.pod.UID {
+				continue
 			}
 		}
-		out = append(out, p)
+		out = append(out, r)
+	}
+	if all {
+		// The active pods go too: they are classified here, the one step
+		// that reads them as records.
+		active := x.activePods()
+		records := make([]podRecord, 0, len(active))
+		for _, p := range active {
+			if r := x.classifyPod(p, isAdopted(p), x.expectedRemovals); r.tracked {
+				records = append(records, r)
+			}
+		}
+		for i := range records {
+			out = append(out, &records[i])
+		}
 	}
 	return out
 }
 
-func (x *syncState) releaseReason(p *corev1.Pod) string {
+func (x *syncState) releaseReason(r *podRecord) string {
 	switch {
-	case p.Status.Phase == corev1.PodSucceeded:
+	case r.succeeded:
 		return "the pod succeeded and is counted"
-	case x.isFailed(p):
-		v := matchFailurePolicy(x.job.Spec.PodFailurePolicy, p)
+	case r.failed:
+		v := r.verdict
 		switch {
 		case v.rule < 0:
 			return "the pod failed and is counted"
