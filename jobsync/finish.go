@@ -21,25 +21,27 @@ import (
 //  7. for Indexed Jobs, a successPolicy rule met.
 //
 // Reaching the completions (success without a policy) is decided later, after
-// pod management.
-func (x *syncState) decideFinish() {
+// pod management (completionsReached). The result is the condition the Job
+// is heading to, nil when it is not finishing.
+func (x *syncState) decideFinish(v *podView, counts finishedCounts, ip indexProgress) *batchv1.JobCondition {
 	job := x.job
+	var finish *batchv1.JobCondition
 	if c := findCondition(x.st.Conditions, batchv1.JobSuccessCriteriaMet); c != nil && c.Status == corev1.ConditionTrue {
-		x.finished = c.DeepCopy()
+		finish = c.DeepCopy()
 	}
-	if x.finished == nil {
+	if finish == nil {
 		if c := findCondition(x.st.Conditions, batchv1.JobFailureTarget); c != nil && c.Status == corev1.ConditionTrue {
-			x.finished = newCondition(batchv1.JobFailed, c.Reason, c.Message, x.now)
-		} else if msg, ok := x.failJobMessage(); ok {
-			x.finished = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonPodFailurePolicy, msg, x.now)
+			finish = newCondition(batchv1.JobFailed, c.Reason, c.Message, x.now)
+		} else if msg, ok := x.failJobMessage(v); ok {
+			finish = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonPodFailurePolicy, msg, x.now)
 		}
 	}
-	if x.finished == nil {
+	if finish == nil {
 		switch {
-		case x.failed > *job.Spec.BackoffLimit || x.pastBackoffLimitOnFailure():
-			x.finished = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonBackoffLimitExceeded, msgBackoffLimitExceeded, x.now)
+		case counts.failed > *job.Spec.BackoffLimit || x.pastBackoffLimitOnFailure(v):
+			finish = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonBackoffLimitExceeded, msgBackoffLimitExceeded, x.now)
 		case x.pastDeadline():
-			x.finished = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonDeadlineExceeded, msgDeadlineExceeded, x.now)
+			finish = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonDeadlineExceeded, msgDeadlineExceeded, x.now)
 		case job.Spec.ActiveDeadlineSeconds != nil && !x.suspended:
 			left := time.Duration(*job.Spec.ActiveDeadlineSeconds)*time.Second - x.now.Sub(x.st.StartTime.Time)
 			x.requeue(left, false)
@@ -47,40 +49,34 @@ func (x *syncState) decideFinish() {
 		}
 	}
 	if !x.indexed {
-		return
+		return finish
 	}
-	completions := int(*job.Spec.Completions)
-	x.computeSucceededIndexes()
-	x.succeeded = int32(x.succeededIndexes.Total())
-	if x.perIndex {
-		x.computeFailedIndexes()
-		failed := x.failedIndexes.Total()
-		if x.finished == nil {
-			if job.Spec.MaxFailedIndexes != nil && failed > int(*job.Spec.MaxFailedIndexes) {
-				x.finished = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonMaxFailedIndexesExceeded, msgMaxFailedIndexes, x.now)
-			} else if failed > 0 && failed+x.succeededIndexes.Total() >= completions {
-				x.finished = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonFailedIndexes, msgFailedIndexes, x.now)
-			}
-		}
-		x.computeDelayedRemovals()
-	}
-	if x.finished == nil {
-		if msg, ok := matchSuccessPolicy(job.Spec.SuccessPolicy, *job.Spec.Completions, x.succeededIndexes); ok {
-			x.finished = newCondition(batchv1.JobSuccessCriteriaMet, batchv1.JobReasonSuccessPolicy, msg, x.now)
+	if finish == nil && x.perIndex {
+		failed := ip.failed.Total()
+		if job.Spec.MaxFailedIndexes != nil && failed > int(*job.Spec.MaxFailedIndexes) {
+			finish = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonMaxFailedIndexesExceeded, msgMaxFailedIndexes, x.now)
+		} else if failed > 0 && failed+ip.succeeded.Total() >= int(*job.Spec.Completions) {
+			finish = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonFailedIndexes, msgFailedIndexes, x.now)
 		}
 	}
+	if finish == nil {
+		if msg, ok := matchSuccessPolicy(job.Spec.SuccessPolicy, *job.Spec.Completions, ip.succeeded); ok {
+			finish = newCondition(batchv1.JobSuccessCriteriaMet, batchv1.JobReasonSuccessPolicy, msg, x.now)
+		}
+	}
+	return finish
 }
 
 // failJobMessage finds a failed pod that a FailJob rule matches and returns
 // the FailureTarget message naming it. Upstream takes the first such pod in
 // its cache's order; here it is the first in canonical order.
-func (x *syncState) failJobMessage() (string, bool) {
+func (x *syncState) failJobMessage(v *podView) (string, bool) {
 	if x.job.Spec.PodFailurePolicy == nil {
 		return "", false
 	}
 	var first *podRecord
-	for i := range x.finishedOrDeleting {
-		r := &x.finishedOrDeleting[i]
+	for i := range v.finishedOrDeleting {
+		r := &v.finishedOrDeleting[i]
 		if !r.failed || r.verdict.action != batchv1.PodFailurePolicyActionFailJob {
 			continue
 		}
@@ -100,12 +96,12 @@ func (x *syncState) failJobMessage() (string, bool) {
 // when backoffLimit is 0) fails the Job. The sum is taken in int32, as
 // upstream takes it: restart counts near the int32 limit wrap it around
 // (found by FuzzDifferential).
-func (x *syncState) pastBackoffLimitOnFailure() bool {
+func (x *syncState) pastBackoffLimitOnFailure(v *podView) bool {
 	if x.job.Spec.Template.Spec.RestartPolicy != corev1.RestartPolicyOnFailure {
 		return false
 	}
 	var restarts int32
-	for _, p := range x.pods {
+	for _, p := range v.pods {
 		if p.Status.Phase != corev1.PodRunning && p.Status.Phase != corev1.PodPending {
 			continue
 		}
@@ -136,14 +132,14 @@ func (x *syncState) pastDeadline() bool {
 // completionsReached reports success by completions: with completions set,
 // that many pods (indexes) succeeded; without, any pod succeeded. Either
 // way, no pod may still be active.
-func (x *syncState) completionsReached() bool {
-	if x.activeCount != 0 {
+func (x *syncState) completionsReached(active, succeeded int32) bool {
+	if active != 0 {
 		return false
 	}
 	if c := x.job.Spec.Completions; c != nil {
-		return x.succeeded >= *c
+		return succeeded >= *c
 	}
-	return x.succeeded > 0
+	return succeeded > 0
 }
 
 // requeue asks to look again after d, keeping the earliest request. Pod

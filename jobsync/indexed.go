@@ -14,37 +14,65 @@ import (
 	"github.com/jobsync/jobsync/podorder"
 )
 
-// computeSucceededIndexes reads status.completedIndexes (leniently, as
-// upstream does) and adds the valid indexes of succeeded pods that still
-// carry the tracking finalizer.
-func (x *syncState) computeSucceededIndexes() {
-	completions := int(*x.job.Spec.Completions)
-	x.prevSucceededIndexes = indexes.ParseLenient(x.st.CompletedIndexes, completions)
+// indexProgress is what the index step finds for an Indexed Job (the zero
+// value for a NonIndexed one).
+type indexProgress struct {
+	// prevSucceeded holds the indexes of status.completedIndexes; succeeded
+	// adds those of succeeded pods still carrying the tracking finalizer.
+	prevSucceeded, succeeded indexes.Set
+	// failed holds the failed indexes, with backoffLimitPerIndex only.
+	failed indexes.Set
+	// delayedRemoval maps an index to the failed pod whose finalizer stays
+	// until its replacement carries the index failure count, with
+	// backoffLimitPerIndex only.
+	delayedRemoval map[int]*podRecord
+}
+
+// indexProgress works out, for an Indexed Job, the succeeded and failed
+// indexes and which failed pods wait for their replacement.
+func (x *syncState) indexProgress(v *podView) indexProgress {
+	var p indexProgress
+	if !x.indexed {
+		return p
+	}
+	p.prevSucceeded, p.succeeded = x.succeededIndexes(v)
+	if x.perIndex {
+		p.failed = x.failedIndexes(v)
+		p.delayedRemoval = delayedRemovals(v, p.succeeded, p.failed)
+	}
+	return p
+}
+
+// succeededIndexes reads status.completedIndexes (leniently, as upstream
+// does) and returns it, and it with the valid indexes of succeeded pods
+// that still carry the tracking finalizer.
+func (x *syncState) succeededIndexes(v *podView) (prev, now indexes.Set) {
+	prev = indexes.ParseLenient(x.st.CompletedIndexes, int(*x.job.Spec.Completions))
 	var add []int
-	for i := range x.finishedOrDeleting {
-		if r := &x.finishedOrDeleting[i]; r.succeeded && r.finalizer && r.validIndex {
+	for i := range v.finishedOrDeleting {
+		if r := &v.finishedOrDeleting[i]; r.succeeded && r.finalizer && r.validIndex {
 			add = append(add, r.index)
 		}
 	}
 	slices.Sort(add)
-	x.succeededIndexes = x.prevSucceededIndexes.WithIndexes(add)
+	return prev, prev.WithIndexes(add)
 }
 
-// computeFailedIndexes reads status.failedIndexes and adds the indexes of
-// pods with the tracking finalizer whose failure fails their index.
-func (x *syncState) computeFailedIndexes() {
+// failedIndexes reads status.failedIndexes and adds the indexes of pods
+// with the tracking finalizer whose failure fails their index.
+func (x *syncState) failedIndexes(v *podView) indexes.Set {
 	var prev indexes.Set
 	if x.st.FailedIndexes != nil {
 		prev = indexes.ParseLenient(*x.st.FailedIndexes, int(*x.job.Spec.Completions))
 	}
 	var add []int
-	for i := range x.finishedOrDeleting {
-		if r := &x.finishedOrDeleting[i]; r.finalizer && r.validIndex && x.failsIndex(r) {
+	for i := range v.finishedOrDeleting {
+		if r := &v.finishedOrDeleting[i]; r.finalizer && r.validIndex && x.failsIndex(r) {
 			add = append(add, r.index)
 		}
 	}
 	slices.Sort(add)
-	x.failedIndexes = prev.WithIndexes(add)
+	return prev.WithIndexes(add)
 }
 
 // failsIndex reports whether a pod's failure fails its index: a FailIndex
@@ -62,8 +90,8 @@ func (x *syncState) failsIndex(r *podRecord) bool {
 	return failureCount(r.pod) >= *x.job.Spec.BackoffLimitPerIndex
 }
 
-// computeDelayedRemovals finds, for each index that has not succeeded, has
-// not failed and has no active pod, the failed pod whose finalizer must stay
+// delayedRemovals finds, for each index that has not succeeded, has not
+// failed and has no active pod, the failed pod whose finalizer must stay
 // until a replacement is created carrying the index's failure count.
 //
 // Upstream folds over the index's failed pods in its listing order, the
@@ -74,15 +102,15 @@ func (x *syncState) failsIndex(r *podRecord) bool {
 // on the order. The fold is made here over the canonical listing order
 // (the Job's own pods before adopted ones, then creation time, name and
 // UID), the order in which the conformance module hands pods to upstream.
-func (x *syncState) computeDelayedRemovals() {
-	x.delayedRemoval = make(map[int]*podRecord)
+func delayedRemovals(v *podView, succeeded, failed indexes.Set) map[int]*podRecord {
+	delayed := make(map[int]*podRecord)
 	var cands []*podRecord
-	for i := range x.finishedOrDeleting {
-		r := &x.finishedOrDeleting[i]
+	for i := range v.finishedOrDeleting {
+		r := &v.finishedOrDeleting[i]
 		if !r.tracked || !r.failed || !r.validIndex {
 			continue
 		}
-		if ix := r.index; x.succeededIndexes.Has(ix) || x.failedIndexes.Has(ix) || x.activeIndexes.has(ix) {
+		if ix := r.index; succeeded.Has(ix) || failed.Has(ix) || v.activeIndexes.has(ix) {
 			continue
 		}
 		cands = append(cands, r)
@@ -97,10 +125,11 @@ func (x *syncState) computeDelayedRemovals() {
 		return compareByAge(a.pod, b.pod)
 	})
 	for _, c := range cands {
-		if cur, seen := x.delayedRemoval[c.index]; !seen || replacesLastFailure(c.pod, cur.pod) {
-			x.delayedRemoval[c.index] = c
+		if cur, seen := delayed[c.index]; !seen || replacesLastFailure(c.pod, cur.pod) {
+			delayed[c.index] = c
 		}
 	}
+	return delayed
 }
 
 // replacesLastFailure is upstream's step of the fold: failed pod p, met

@@ -63,62 +63,59 @@ func Reconcile(s Snapshot, opts Options) (Plan, error) {
 		suspended: job.Spec.Suspend != nil && *job.Spec.Suspend,
 	}
 	x.perIndex = x.indexed && job.Spec.BackoffLimitPerIndex != nil
-	if err := x.scan(s.Pods, s.Expectations); err != nil {
+
+	// The steps, in upstream's order; each takes what it reads and returns
+	// what it decides. They add to the status copy and the plan as they go.
+	view, err := x.scan(s.Pods, s.Expectations) // scan.go
+	if err != nil {
 		return Plan{}, err
 	}
+	var podGroup string
 	if opts.WorkloadWithJob && gangCandidate(job) {
 		// Before any pod is managed, so that new pods can join the group.
-		x.ensureWorkload(s.Workloads, s.PodGroups)
+		podGroup = x.ensureWorkload(s.Workloads, s.PodGroups, view) // workload.go
 	}
-	var err error
 	satisfied := s.Expectations.Satisfied(s.Now, opts.ExpectationsTimeout)
-
 	if st.StartTime == nil && !x.suspended {
 		st.StartTime = ptrTime(s.Now)
 	}
-	newSucceeded, newFailed, nonIgnored := x.newlyFinished()
-	x.newBackoff = s.Backoff.Update(newSucceeded, newFailed)
-	if x.succeeded, err = addCounts("job.status.succeeded", int(job.Status.Succeeded), len(newSucceeded), len(x.uncountedSucceeded)); err != nil {
+	counts, err := x.countFinished(view, s.Backoff) // count.go
+	if err != nil {
 		return Plan{}, err
 	}
-	if x.failed, err = addCounts("job.status.failed", int(job.Status.Failed), nonIgnored, len(x.uncountedFailed)); err != nil {
-		return Plan{}, err
-	}
+	progress := x.indexProgress(view) // indexed.go
+	counts = counts.withIndexes(progress, x.indexed)
+	finish := x.decideFinish(view, counts, progress) // finish.go
 
-	x.decideFinish()
-
+	pods := view.counts
 	suspendChanged := false
-	if x.finished != nil {
-		x.deleteAllActive()
+	if finish != nil {
+		pods = x.deleteAllActive(view, finish) // manage.go
 		if !satisfied {
 			// Pods may exist that this view does not show yet; upstream waits
 			// before declaring the Job finished.
-			x.finished = nil
+			finish = nil
 			plan.Notes = append(plan.Notes, "the Job is not declared finished: pod creations or deletions are still expected")
 		}
 	} else {
 		managed := false
 		if satisfied && job.DeletionTimestamp == nil {
-			x.manage()
+			pods = x.manage(view, counts, progress, podGroup) // manage.go
 			managed = true
 		} else if !satisfied {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("no pods are created or deleted: waiting to observe %d creations and %d deletions", s.Expectations.Creations, s.Expectations.Deletions))
 		} else {
 			plan.Notes = append(plan.Notes, "no pods are created or deleted: the Job is being deleted")
 		}
-		if x.completionsReached() {
-			x.finished = newCondition(batchv1.JobSuccessCriteriaMet, batchv1.JobReasonCompletionsReached, msgCompletionsReached, x.now)
+		if x.completionsReached(pods.active, counts.succeeded) { // finish.go
+			finish = newCondition(batchv1.JobSuccessCriteriaMet, batchv1.JobReasonCompletionsReached, msgCompletionsReached, x.now)
 		} else if managed {
-			suspendChanged = x.updateSuspendCondition()
+			suspendChanged = x.updateSuspendCondition() // suspend.go
 		}
 	}
 
-	needsWrite := suspendChanged || x.activeCount != st.Active || st.Ready == nil || *st.Ready != x.ready ||
-		st.Terminating == nil || *st.Terminating != x.terminating
-	st.Active = x.activeCount
-	st.Ready = ptrInt32(x.ready)
-	st.Terminating = ptrInt32(x.terminating)
-	if err := x.track(needsWrite); err != nil {
+	needsWrite := x.setPodCounts(pods) || suspendChanged
+	if err := x.track(view, progress, finish, pods.terminating, counts.backoff, needsWrite); err != nil { // tracking.go
 		return Plan{}, err
 	}
 	return plan, nil

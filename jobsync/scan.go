@@ -11,14 +11,15 @@ import (
 	"github.com/jobsync/jobsync/podorder"
 )
 
-// scan is the one pass over every pod of the snapshot. It applies
-// upstream's ownership rules (ControllerRefManager) and sorts the Job's pods
-// into what the decisions need: the count of active pods (neither terminal
+// scan is the one pass over every pod of the snapshot, and returns the
+// podView the later steps read. It applies upstream's ownership rules
+// (ControllerRefManager), adds the adoptions and releases to the plan, and
+// sorts the Job's pods into what the decisions need: the count of active pods (neither terminal
 // nor being deleted), of ready ones among them and of terminating ones
 // (being deleted but not terminal), and the list of pods that are terminal
 // or being deleted (terminal ones only while they carry the tracking
-// finalizer, unless a pod failure policy may read them), which is all later
-// steps look at in a steady state.
+// finalizer, unless a pod failure policy may read them), each classified
+// into a podRecord, which is all later steps look at in a steady state.
 //
 // Ownership: a pod controlled by the Job (see isJobRef) is kept while the
 // selector matches it and released otherwise (unless the Job is being
@@ -32,23 +33,23 @@ import (
 // is used to count: among pods that are terminal or being deleted and carry
 // the tracking finalizer. Elsewhere the check would cost a set of every UID
 // on every sync, and no informer produces such input.
-func (x *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) error {
+func (x *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) (*podView, error) {
 	job := x.job
 	match := newLabelMatcher(job.Spec.Selector)
 	deleting := job.DeletionTimestamp != nil
-	x.expectedRemovals = exp.FinalizerRemovals
-	x.uncountedSucceeded = uidSet(x.st.UncountedTerminatedPods.Succeeded)
-	x.uncountedFailed = uidSet(x.st.UncountedTerminatedPods.Failed)
+	v := &podView{expectedRemovals: exp.FinalizerRemovals}
+	v.uncountedSucceeded = uidSet(x.st.UncountedTerminatedPods.Succeeded)
+	v.uncountedFailed = uidSet(x.st.UncountedTerminatedPods.Failed)
 	if x.indexed {
-		x.activeIndexes = newIndexSet(len(all))
+		v.activeIndexes = newIndexSet(len(all))
 	}
-	x.pods = all // replaced by a filtered copy at the first pod not kept as it is
+	v.pods = all // replaced by a filtered copy at the first pod not kept as it is
 	copied := false
 	// A terminal pod without the tracking finalizer (already counted) is
 	// read by no later step but failJobMessage, which upstream runs over
-	// every failed pod: such pods join x.finishedOrDeleting only under a pod failure
+	// every failed pod: such pods join v.finishedOrDeleting only under a pod failure
 	// policy. In a long Job they are most of the pods; leaving them out
-	// spares every later pass over x.finishedOrDeleting.
+	// spares every later pass over v.finishedOrDeleting.
 	keepUntracked := job.Spec.PodFailurePolicy != nil
 	var foreign, orphaned int
 	// counted holds the positions in all of the pods whose UIDs count; they
@@ -58,9 +59,9 @@ func (x *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) error
 		if p == nil {
 			// A repeated UID earlier in the list is reported first.
 			if err := repeatedUID(all, counted); err != nil {
-				return err
+				return nil, err
 			}
-			return inputErr(fmt.Sprintf("pods[%d]", i), nil, "is nil")
+			return nil, inputErr(fmt.Sprintf("pods[%d]", i), nil, "is nil")
 		}
 		keep := false
 		ref := controllerOf(p)
@@ -87,32 +88,32 @@ func (x *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) error
 			keep = true
 		}
 		if (!keep || p != all[i]) && !copied {
-			x.pods = append(make([]*corev1.Pod, 0, len(all)), all[:i]...)
+			v.pods = append(make([]*corev1.Pod, 0, len(all)), all[:i]...)
 			copied = true
 		}
 		if !keep {
 			continue
 		}
 		if copied {
-			x.pods = append(x.pods, p)
+			v.pods = append(v.pods, p)
 		}
 
 		terminal := p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
 		if !terminal && p.DeletionTimestamp == nil {
-			x.activeCount++
+			v.counts.active++
 			if podorder.IsReady(p) {
-				x.ready++
+				v.counts.ready++
 			}
 			if x.indexed {
 				ix := indexes.Of(p.Annotations)
-				if ix == indexes.Unknown || ix >= int(*job.Spec.Completions) || !x.activeIndexes.set(ix) {
-					x.indexTrouble = true
+				if ix == indexes.Unknown || ix >= int(*job.Spec.Completions) || !v.activeIndexes.set(ix) {
+					v.indexTrouble = true
 				}
 			}
 			continue
 		}
 		if !terminal {
-			x.terminating++
+			v.counts.terminating++
 		}
 		if hasFinalizer(p, x.opts.TrackingFinalizer) {
 			counted = append(counted, i)
@@ -121,10 +122,10 @@ func (x *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) error
 			// reads it again (see keepUntracked).
 			continue
 		}
-		x.finishedOrDeleting = append(x.finishedOrDeleting, x.classifyPod(p, ref == nil, exp.FinalizerRemovals))
+		v.finishedOrDeleting = append(v.finishedOrDeleting, x.classifyPod(p, ref == nil, exp.FinalizerRemovals))
 	}
 	if err := repeatedUID(all, counted); err != nil {
-		return err
+		return nil, err
 	}
 	sortClaims(x.plan.Releases)
 	sortClaims(x.plan.Adoptions)
@@ -134,7 +135,7 @@ func (x *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) error
 	if orphaned > 0 {
 		x.plan.Notes = append(x.plan.Notes, count(orphaned, "orphan pod is", "orphan pods are")+" not adopted")
 	}
-	return nil
+	return v, nil
 }
 
 // repeatedUID reports the first of the pods at positions at (ascending)

@@ -8,14 +8,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/jobsync/jobsync/backoff"
 	"github.com/jobsync/jobsync/expectations"
-	"github.com/jobsync/jobsync/indexes"
 )
 
-// syncState is the working memory of one Reconcile call, the counterpart of
-// upstream's per-sync context. Only status is ever written to, and it is a
-// copy.
+// syncState is what every step of one Reconcile call reads, the
+// counterpart of upstream's per-sync context: the options, the clock
+// reading, the caller's Job (read only) and facts of its spec, and the two
+// things the steps add to, the status being built (a deep copy) and the
+// plan. What a step decides travels in its results, not in here.
 type syncState struct {
 	opts Options
 	now  time.Time
@@ -23,15 +23,21 @@ type syncState struct {
 	st   *batchv1.JobStatus // the status being built, a deep copy
 	plan *Plan
 
+	indexed   bool
+	perIndex  bool // backoffLimitPerIndex is set (Indexed Jobs only)
+	suspended bool
+}
+
+// podView is what the scan makes of the snapshot's pods, read by the steps
+// after it and changed by none.
+type podView struct {
 	pods []*corev1.Pod // the Job's pods after claiming
 	// finishedOrDeleting holds the records of those of pods that are
 	// terminal or being deleted, but terminal ones without the tracking
 	// finalizer only under a pod failure policy (see scan).
 	finishedOrDeleting []podRecord
-	active             []*corev1.Pod // built on demand by activePods
-	indexed            bool
-	perIndex           bool // backoffLimitPerIndex is set (Indexed Jobs only)
-	suspended          bool
+	// counts are the active, ready and terminating pods found.
+	counts podCounts
 
 	// activeIndexes holds the valid indexes of active pods of an Indexed
 	// Job; indexTrouble says some active pod has an invalid, out-of-range
@@ -40,46 +46,42 @@ type syncState struct {
 	activeIndexes *indexSet
 	indexTrouble  bool
 
-	// uncounted holds the UIDs found in status.uncountedTerminatedPods at the
-	// start of the sync.
+	// uncountedSucceeded and uncountedFailed hold the UIDs found in
+	// status.uncountedTerminatedPods at the start of the sync.
 	uncountedSucceeded, uncountedFailed map[types.UID]bool
 	// expectedRemovals holds the UIDs whose finalizer removal is still expected.
 	expectedRemovals expectations.UIDSet
-
-	succeeded, failed int32
-	ready             int32
-	terminating       int32
-	activeCount       int32
-
-	// finished is the condition the Job is heading to, when one is decided.
-	finished *batchv1.JobCondition
-
-	prevSucceededIndexes indexes.Set
-	succeededIndexes     indexes.Set
-	failedIndexes        indexes.Set // meaningful only when perIndex
-	// delayedRemoval maps an index to the failed pod whose finalizer stays
-	// until its replacement carries the index failure count.
-	delayedRemoval map[int]*podRecord
-
-	newBackoff backoff.Record
-
-	// podGroup is the PodGroup the Job's new pods join (WorkloadWithJob),
-	// empty for default scheduling.
-	podGroup string
 }
 
-// activePods returns the active pods, built on first use: a steady-state
-// sync of a NonIndexed Job never needs the list.
-func (x *syncState) activePods() []*corev1.Pod {
-	if x.active == nil {
-		x.active = make([]*corev1.Pod, 0, x.activeCount)
-		for _, p := range x.pods {
-			if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed && p.DeletionTimestamp == nil {
-				x.active = append(x.active, p)
-			}
+// podCounts are the Job's active, ready and terminating pods, as the scan
+// finds them and as the deletions and creations of the sync change them.
+type podCounts struct {
+	active, ready, terminating int32
+}
+
+// activePods returns the active pods (neither terminal nor being deleted),
+// built when asked for: a steady-state sync of a NonIndexed Job never needs
+// the list.
+func (v *podView) activePods() []*corev1.Pod {
+	out := make([]*corev1.Pod, 0, v.counts.active)
+	for _, p := range v.pods {
+		if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed && p.DeletionTimestamp == nil {
+			out = append(out, p)
 		}
 	}
-	return x.active
+	return out
+}
+
+// setPodCounts writes the pod counts into the status and reports whether
+// they differ from the Job's.
+func (x *syncState) setPodCounts(c podCounts) bool {
+	st := x.st
+	changed := c.active != st.Active || st.Ready == nil || *st.Ready != c.ready ||
+		st.Terminating == nil || *st.Terminating != c.terminating
+	st.Active = c.active
+	st.Ready = ptrInt32(c.ready)
+	st.Terminating = ptrInt32(c.terminating)
+	return changed
 }
 
 func isIndexed(job *batchv1.Job) bool {

@@ -6,6 +6,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/jobsync/jobsync/backoff"
 )
 
 // track does the finalizer-based accounting of terminated pods, upstream's
@@ -19,26 +21,30 @@ import (
 //     succeeded and failed counters, add the terminal condition once no pod
 //     is uncounted or terminating, and write that (Status).
 //
-// needsWrite says the status already differs from the Job's in ways that
-// must be written. It fails only when a counter would pass int32.
-func (x *syncState) track(needsWrite bool) error {
+// It reads the scan's view v and the index step's ip; finish is the
+// condition the Job is heading to (nil when none), terminating the pods
+// still terminating once the sync's deletions are carried out, and
+// newBackoff the backoff record to keep once the interim status is
+// written. needsWrite says the status already differs from the Job's in
+// ways that must be written. It fails only when a counter would pass int32.
+func (x *syncState) track(v *podView, ip indexProgress, finish *batchv1.JobCondition, terminating int32, newBackoff backoff.Record, needsWrite bool) error {
 	st := x.st
 	uncounted := st.UncountedTerminatedPods
 	var stillTracked map[types.UID]bool
 	if n := len(uncounted.Succeeded) + len(uncounted.Failed); n > 0 {
 		stillTracked = make(map[types.UID]bool, n)
-		for i := range x.finishedOrDeleting {
-			r := &x.finishedOrDeleting[i]
-			if r.tracked && (x.uncountedSucceeded[r.pod.UID] || x.uncountedFailed[r.pod.UID]) {
+		for i := range v.finishedOrDeleting {
+			r := &v.finishedOrDeleting[i]
+			if r.tracked && (v.uncountedSucceeded[r.pod.UID] || v.uncountedFailed[r.pod.UID]) {
 				stillTracked[r.pod.UID] = true
 			}
 		}
 		// An active pod is in uncountedTerminatedPods only when a failing
 		// Job counted it as failed before its deletion was seen.
-		for _, p := range x.pods {
+		for _, p := range v.pods {
 			if p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed &&
-				(x.uncountedSucceeded[p.UID] || x.uncountedFailed[p.UID]) &&
-				hasFinalizer(p, x.opts.TrackingFinalizer) && !x.expectedRemovals.Has(p.UID) {
+				(v.uncountedSucceeded[p.UID] || v.uncountedFailed[p.UID]) &&
+				hasFinalizer(p, x.opts.TrackingFinalizer) && !v.expectedRemovals.Has(p.UID) {
 				stillTracked[p.UID] = true
 			}
 		}
@@ -52,21 +58,21 @@ func (x *syncState) track(needsWrite bool) error {
 
 	// The candidates are taken in canonical order until the cap is reached:
 	// a queue orders only as many as are taken.
-	candidates := newPodQueue(x.releaseCandidates())
+	candidates := newPodQueue(x.releaseCandidates(v, ip, finish))
 	var release []*podRecord
 	var newSucceededIdx []int
 	capped := false
-	failing := x.finished != nil && x.finished.Type != batchv1.JobSuccessCriteriaMet
+	failing := finish != nil && finish.Type != batchv1.JobSuccessCriteriaMet
 	for r := candidates.pop(); r != nil; r = candidates.pop() {
 		uid := r.pod.UID
 		release = append(release, r)
-		if r.succeeded && !x.uncountedFailed[uid] {
+		if r.succeeded && !v.uncountedFailed[uid] {
 			if x.indexed {
-				if r.validIndex && !x.prevSucceededIndexes.Has(r.index) {
+				if r.validIndex && !ip.prevSucceeded.Has(r.index) {
 					newSucceededIdx = append(newSucceededIdx, r.index)
 					needsWrite = true
 				}
-			} else if !x.uncountedSucceeded[uid] {
+			} else if !v.uncountedSucceeded[uid] {
 				uncounted.Succeeded = append(uncounted.Succeeded, uid)
 				needsWrite = true
 			}
@@ -75,7 +81,7 @@ func (x *syncState) track(needsWrite bool) error {
 			// The index is read only for Indexed Jobs: a work-queue Job
 			// has no completions to check it against, and its pods may
 			// carry the annotation from their template.
-			if !x.uncountedFailed[uid] && (!x.indexed || r.validIndex) && r.verdict.counts() {
+			if !v.uncountedFailed[uid] && (!x.indexed || r.validIndex) && r.verdict.counts() {
 				uncounted.Failed = append(uncounted.Failed, uid)
 				needsWrite = true
 			}
@@ -88,16 +94,16 @@ func (x *syncState) track(needsWrite bool) error {
 	}
 
 	if x.indexed {
-		x.succeededIndexes = x.succeededIndexes.WithIndexes(newSucceededIdx)
-		s := x.succeededIndexes.String()
+		succeeded := ip.succeeded.WithIndexes(newSucceededIdx)
+		s := succeeded.String()
 		if s != st.CompletedIndexes {
 			needsWrite = true
 		}
-		st.Succeeded = int32(x.succeededIndexes.Total())
+		st.Succeeded = int32(succeeded.Total())
 		st.CompletedIndexes = s
 		var failed *string
 		if x.perIndex {
-			f := x.failedIndexes.String()
+			f := ip.failed.String()
 			failed = &f
 		}
 		if !equalStringPtr(st.FailedIndexes, failed) {
@@ -108,29 +114,29 @@ func (x *syncState) track(needsWrite bool) error {
 
 	// The interim condition is written before any finalizer goes, so that a
 	// crash cannot lose the decision; the terminal one comes after.
-	if x.finished != nil && x.finished.Type == batchv1.JobFailureTarget {
-		st.Conditions = append(st.Conditions, *x.finished)
+	if finish != nil && finish.Type == batchv1.JobFailureTarget {
+		st.Conditions = append(st.Conditions, *finish)
 		needsWrite = true
-		x.finished = newCondition(batchv1.JobFailed, x.finished.Reason, x.finished.Message, x.now)
+		finish = newCondition(batchv1.JobFailed, finish.Reason, finish.Message, x.now)
 	}
-	if x.finished != nil && x.finished.Type == batchv1.JobSuccessCriteriaMet && x.finished.Status == corev1.ConditionTrue {
+	if finish != nil && finish.Type == batchv1.JobSuccessCriteriaMet && finish.Status == corev1.ConditionTrue {
 		if !hasTrueCondition(st.Conditions, batchv1.JobSuccessCriteriaMet) {
-			st.Conditions = append(st.Conditions, *x.finished)
+			st.Conditions = append(st.Conditions, *finish)
 			needsWrite = true
 		}
-		x.finished = newCondition(batchv1.JobComplete, x.finished.Reason, x.finished.Message, x.now)
+		finish = newCondition(batchv1.JobComplete, finish.Reason, finish.Message, x.now)
 	}
 
 	if needsWrite {
 		x.plan.InterimStatus = st.DeepCopy()
-		x.plan.Backoff = x.newBackoff
+		x.plan.Backoff = newBackoff
 		needsWrite = false
 	}
 	if len(release) > 0 {
 		uids := make([]types.UID, len(release))
 		for i, r := range release {
 			uids[i] = r.pod.UID
-			x.plan.FinalizerRemovals = append(x.plan.FinalizerRemovals, FinalizerRemoval{Pod: refOf(r.pod), Reason: x.releaseReason(r)})
+			x.plan.FinalizerRemovals = append(x.plan.FinalizerRemovals, FinalizerRemoval{Pod: refOf(r.pod), Reason: x.releaseReason(r, finish)})
 			delete(stillTracked, r.pod.UID)
 		}
 		x.plan.Expectations = x.plan.Expectations.ExpectFinalizerRemovals(uids...)
@@ -141,14 +147,14 @@ func (x *syncState) track(needsWrite bool) error {
 		needsWrite = true
 	}
 
-	finishedNow := !capped && x.enactFinished()
+	finishedNow := !capped && x.enactFinished(finish, terminating)
 	if finishedNow {
 		needsWrite = true
 	}
 	if needsWrite {
 		x.plan.Status = st.DeepCopy()
 		if finishedNow {
-			x.recordFinished()
+			x.recordFinished(finish)
 			x.plan.Expectations.JobFinished = true
 		}
 	}
@@ -160,11 +166,11 @@ func (x *syncState) track(needsWrite bool) error {
 // is its cache's, or by index for Indexed Jobs): every pod when the Job is
 // being deleted or is finishing, succeeded pods, and failed pods unless one
 // must wait for its replacement to carry the index failure count.
-func (x *syncState) releaseCandidates() []*podRecord {
-	all := x.job.DeletionTimestamp != nil || x.finished != nil
+func (x *syncState) releaseCandidates(v *podView, ip indexProgress, finish *batchv1.JobCondition) []*podRecord {
+	all := x.job.DeletionTimestamp != nil || finish != nil
 	var out []*podRecord
-	for i := range x.finishedOrDeleting {
-		r := &x.finishedOrDeleting[i]
+	for i := range v.finishedOrDeleting {
+		r := &v.finishedOrDeleting[i]
 		if !r.tracked {
 			continue
 		}
@@ -176,7 +182,7 @@ func (x *syncState) releaseCandidates() []*podRecord {
 			continue
 		}
 		if x.perIndex && r.validIndex {
-			if d := x.delayedRemoval[r.index]; d != nil && d.pod.UID == r.pod.UID {
+			if d := ip.delayedRemoval[r.index]; d != nil && d.pod.UID == r.pod.UID {
 				continue
 			}
 		}
@@ -185,10 +191,10 @@ func (x *syncState) releaseCandidates() []*podRecord {
 	if all {
 		// The active pods go too: they are classified here, the one step
 		// that reads them as records.
-		active := x.activePods()
+		active := v.activePods()
 		records := make([]podRecord, 0, len(active))
 		for _, p := range active {
-			if r := x.classifyPod(p, isAdopted(p), x.expectedRemovals); r.tracked {
+			if r := x.classifyPod(p, isAdopted(p), v.expectedRemovals); r.tracked {
 				records = append(records, r)
 			}
 		}
@@ -199,7 +205,7 @@ func (x *syncState) releaseCandidates() []*podRecord {
 	return out
 }
 
-func (x *syncState) releaseReason(r *podRecord) string {
+func (x *syncState) releaseReason(r *podRecord, finish *batchv1.JobCondition) string {
 	switch {
 	case r.succeeded:
 		return "the pod succeeded and is counted"
@@ -215,7 +221,7 @@ func (x *syncState) releaseReason(r *podRecord) string {
 		}
 	case x.job.DeletionTimestamp != nil:
 		return "the Job is being deleted"
-	case x.finished != nil && x.finished.Type == batchv1.JobFailed:
+	case finish != nil && finish.Type == batchv1.JobFailed:
 		return "the Job is failing: the pod counts as failed"
 	default:
 		return "the Job succeeded: the pod is not counted"
@@ -262,22 +268,22 @@ func partitionUIDs(uids []types.UID, keep map[types.UID]bool) ([]types.UID, int)
 	return kept, len(uids) - len(kept)
 }
 
-// enactFinished adds the terminal condition once the Job has decided to
-// finish and no pod remains uncounted or terminating.
-func (x *syncState) enactFinished() bool {
-	if x.finished == nil {
+// enactFinished adds the terminal condition finish once no pod remains
+// uncounted or terminating, and reports whether it did.
+func (x *syncState) enactFinished(finish *batchv1.JobCondition, terminating int32) bool {
+	if finish == nil {
 		return false
 	}
 	u := x.st.UncountedTerminatedPods
 	if n := len(u.Succeeded) + len(u.Failed); n > 0 {
-		x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("the Job is not yet %s: %s still uncounted", x.finished.Type, count(n, "pod is", "pods are")))
+		x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("the Job is not yet %s: %s still uncounted", finish.Type, count(n, "pod is", "pods are")))
 		return false
 	}
-	if x.terminating > 0 {
-		x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("the Job is not yet %s: %s still terminating", x.finished.Type, count(int(x.terminating), "pod is", "pods are")))
+	if terminating > 0 {
+		x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("the Job is not yet %s: %s still terminating", finish.Type, count(int(terminating), "pod is", "pods are")))
 		return false
 	}
-	f := x.finished
+	f := finish
 	x.st.Conditions, _ = setCondition(x.st.Conditions, f.Type, f.Status, f.Reason, f.Message, x.now)
 	if f.Type == batchv1.JobComplete {
 		t := f.LastTransitionTime
@@ -286,9 +292,9 @@ func (x *syncState) enactFinished() bool {
 	return true
 }
 
-// recordFinished adds the events upstream records when a Job finishes.
-func (x *syncState) recordFinished() {
-	f := x.finished
+// recordFinished adds the events upstream records when a Job finishes with
+// condition f.
+func (x *syncState) recordFinished(f *batchv1.JobCondition) {
 	if f.Type == batchv1.JobComplete {
 		if c := x.job.Spec.Completions; c != nil && x.st.Succeeded > *c {
 			x.plan.Events = append(x.plan.Events, Event{corev1.EventTypeWarning, "TooManySucceededPods", "Too many succeeded pods running after completion count reached"})
