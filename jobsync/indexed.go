@@ -30,27 +30,27 @@ type indexProgress struct {
 
 // indexProgress works out, for an Indexed Job, the succeeded and failed
 // indexes and which failed pods wait for their replacement.
-func (x *syncState) indexProgress(v *podView) indexProgress {
-	var p indexProgress
-	if !x.indexed {
-		return p
+func (sync *syncState) indexProgress(view *podView) indexProgress {
+	var progress indexProgress
+	if !sync.indexed {
+		return progress
 	}
-	p.prevSucceeded, p.succeeded = x.succeededIndexes(v)
-	if x.perIndex {
-		p.failed = x.failedIndexes(v)
-		p.delayedRemoval = delayedRemovals(v, p.succeeded, p.failed)
+	progress.prevSucceeded, progress.succeeded = sync.succeededIndexes(view)
+	if sync.perIndex {
+		progress.failed = sync.failedIndexes(view)
+		progress.delayedRemoval = delayedRemovals(view, progress.succeeded, progress.failed)
 	}
-	return p
+	return progress
 }
 
 // succeededIndexes reads status.completedIndexes (leniently, as upstream
 // does) and returns it, and it with the valid indexes of succeeded pods
 // that still carry the tracking finalizer.
-func (x *syncState) succeededIndexes(v *podView) (prev, now indexes.Set) {
-	prev = indexes.ParseLenient(x.st.CompletedIndexes, int(*x.job.Spec.Completions))
+func (sync *syncState) succeededIndexes(view *podView) (prev, now indexes.Set) {
+	prev = indexes.ParseLenient(sync.st.CompletedIndexes, int(*sync.job.Spec.Completions))
 	var add []int
-	for i := range v.finishedOrDeleting {
-		if r := &v.finishedOrDeleting[i]; r.succeeded && r.finalizer && r.validIndex {
+	for i := range view.finishedOrDeleting {
+		if r := &view.finishedOrDeleting[i]; r.succeeded && r.finalizer && r.validIndex {
 			add = append(add, r.index)
 		}
 	}
@@ -60,14 +60,14 @@ func (x *syncState) succeededIndexes(v *podView) (prev, now indexes.Set) {
 
 // failedIndexes reads status.failedIndexes and adds the indexes of pods
 // with the tracking finalizer whose failure fails their index.
-func (x *syncState) failedIndexes(v *podView) indexes.Set {
+func (sync *syncState) failedIndexes(view *podView) indexes.Set {
 	var prev indexes.Set
-	if x.st.FailedIndexes != nil {
-		prev = indexes.ParseLenient(*x.st.FailedIndexes, int(*x.job.Spec.Completions))
+	if sync.st.FailedIndexes != nil {
+		prev = indexes.ParseLenient(*sync.st.FailedIndexes, int(*sync.job.Spec.Completions))
 	}
 	var add []int
-	for i := range v.finishedOrDeleting {
-		if r := &v.finishedOrDeleting[i]; r.finalizer && r.validIndex && x.failsIndex(r) {
+	for i := range view.finishedOrDeleting {
+		if r := &view.finishedOrDeleting[i]; r.finalizer && r.validIndex && sync.failsIndex(r) {
 			add = append(add, r.index)
 		}
 	}
@@ -78,7 +78,7 @@ func (x *syncState) failedIndexes(v *podView) indexes.Set {
 // failsIndex reports whether a pod's failure fails its index: a FailIndex
 // rule matched it, or it counts and the index had already used up its
 // backoffLimitPerIndex.
-func (x *syncState) failsIndex(r *podRecord) bool {
+func (sync *syncState) failsIndex(r *podRecord) bool {
 	switch {
 	case !r.failed:
 		return false
@@ -87,7 +87,7 @@ func (x *syncState) failsIndex(r *podRecord) bool {
 	case !r.verdict.counts():
 		return false
 	}
-	return failureCount(r.pod) >= *x.job.Spec.BackoffLimitPerIndex
+	return failureCount(r.pod) >= *sync.job.Spec.BackoffLimitPerIndex
 }
 
 // delayedRemovals finds, for each index that has not succeeded, has not
@@ -102,15 +102,15 @@ func (x *syncState) failsIndex(r *podRecord) bool {
 // on the order. The fold is made here over the canonical listing order
 // (the Job's own pods before adopted ones, then creation time, name and
 // UID), the order in which the conformance module hands pods to upstream.
-func delayedRemovals(v *podView, succeeded, failed indexes.Set) map[int]*podRecord {
+func delayedRemovals(view *podView, succeeded, failed indexes.Set) map[int]*podRecord {
 	delayed := make(map[int]*podRecord)
 	var cands []*podRecord
-	for i := range v.finishedOrDeleting {
-		r := &v.finishedOrDeleting[i]
+	for i := range view.finishedOrDeleting {
+		r := &view.finishedOrDeleting[i]
 		if !r.tracked || !r.failed || !r.validIndex {
 			continue
 		}
-		if ix := r.index; succeeded.Has(ix) || failed.Has(ix) || v.activeIndexes.has(ix) {
+		if ix := r.index; succeeded.Has(ix) || failed.Has(ix) || view.activeIndexes.has(ix) {
 			continue
 		}
 		cands = append(cands, r)
@@ -193,8 +193,8 @@ func saturatingInc(v int32) int32 {
 // index, then all but the best-placed pod of each repeated index (the one
 // that comes last in the deletion order stays), then pods whose index is at
 // or above completions, by index. The rest are returned in left.
-func (x *syncState) indexedForRemoval(pods []*corev1.Pod) (rm, left []*corev1.Pod) {
-	completions := int(*x.job.Spec.Completions)
+func (sync *syncState) indexedForRemoval(pods []*corev1.Pod) (rm, left []*corev1.Pod) {
+	completions := int(*sync.job.Spec.Completions)
 	byIndex := make(map[int][]*corev1.Pod)
 	var keys []int
 	var unknown, outOfRange []*corev1.Pod

@@ -53,7 +53,7 @@ func Reconcile(s Snapshot, opts Options) (Plan, error) {
 	if st.UncountedTerminatedPods == nil {
 		st.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
 	}
-	x := &syncState{
+	sync := &syncState{
 		opts:      opts,
 		now:       s.Now,
 		job:       job,
@@ -62,35 +62,35 @@ func Reconcile(s Snapshot, opts Options) (Plan, error) {
 		indexed:   isIndexed(job),
 		suspended: job.Spec.Suspend != nil && *job.Spec.Suspend,
 	}
-	x.perIndex = x.indexed && job.Spec.BackoffLimitPerIndex != nil
+	sync.perIndex = sync.indexed && job.Spec.BackoffLimitPerIndex != nil
 
 	// The steps, in upstream's order; each takes what it reads and returns
 	// what it decides. They add to the status copy and the plan as they go.
-	view, err := x.scan(s.Pods, s.Expectations) // scan.go
+	view, err := sync.scan(s.Pods, s.Expectations) // scan.go
 	if err != nil {
 		return Plan{}, err
 	}
 	var podGroup string
 	if opts.WorkloadWithJob && gangCandidate(job) {
 		// Before any pod is managed, so that new pods can join the group.
-		podGroup = x.ensureWorkload(s.Workloads, s.PodGroups, view) // workload.go
+		podGroup = sync.ensureWorkload(s.Workloads, s.PodGroups, view) // workload.go
 	}
 	satisfied := s.Expectations.Satisfied(s.Now, opts.ExpectationsTimeout)
-	if st.StartTime == nil && !x.suspended {
+	if st.StartTime == nil && !sync.suspended {
 		st.StartTime = ptrTime(s.Now)
 	}
-	counts, err := x.countFinished(view, s.Backoff) // count.go
+	counts, err := sync.countFinished(view, s.Backoff) // count.go
 	if err != nil {
 		return Plan{}, err
 	}
-	progress := x.indexProgress(view) // indexed.go
-	counts = counts.withIndexes(progress, x.indexed)
-	finish := x.decideFinish(view, counts, progress) // finish.go
+	progress := sync.indexProgress(view) // indexed.go
+	counts = counts.withIndexes(progress, sync.indexed)
+	finish := sync.decideFinish(view, counts, progress) // finish.go
 
 	pods := view.counts
 	suspendChanged := false
 	if finish != nil {
-		pods = x.deleteAllActive(view, finish) // manage.go
+		pods = sync.deleteAllActive(view, finish) // manage.go
 		if !satisfied {
 			// Pods may exist that this view does not show yet; upstream waits
 			// before declaring the Job finished.
@@ -100,22 +100,22 @@ func Reconcile(s Snapshot, opts Options) (Plan, error) {
 	} else {
 		managed := false
 		if satisfied && job.DeletionTimestamp == nil {
-			pods = x.manage(view, counts, progress, podGroup) // manage.go
+			pods = sync.manage(view, counts, progress, podGroup) // manage.go
 			managed = true
 		} else if !satisfied {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("no pods are created or deleted: waiting to observe %d creations and %d deletions", s.Expectations.Creations, s.Expectations.Deletions))
 		} else {
 			plan.Notes = append(plan.Notes, "no pods are created or deleted: the Job is being deleted")
 		}
-		if x.completionsReached(pods.active, counts.succeeded) { // finish.go
-			finish = newCondition(batchv1.JobSuccessCriteriaMet, batchv1.JobReasonCompletionsReached, msgCompletionsReached, x.now)
+		if sync.completionsReached(pods.active, counts.succeeded) { // finish.go
+			finish = newCondition(batchv1.JobSuccessCriteriaMet, batchv1.JobReasonCompletionsReached, msgCompletionsReached, sync.now)
 		} else if managed {
-			suspendChanged = x.updateSuspendCondition() // suspend.go
+			suspendChanged = sync.updateSuspendCondition() // suspend.go
 		}
 	}
 
-	needsWrite := x.setPodCounts(pods) || suspendChanged
-	if err := x.track(view, progress, finish, pods.terminating, counts.backoff, needsWrite); err != nil { // tracking.go
+	needsWrite := sync.setPodCounts(pods) || suspendChanged
+	if err := sync.track(view, progress, finish, pods.terminating, counts.backoff, needsWrite); err != nil { // tracking.go
 		return Plan{}, err
 	}
 	return plan, nil

@@ -62,9 +62,9 @@ type podCounts struct {
 // activePods returns the active pods (neither terminal nor being deleted),
 // built when asked for: a steady-state sync of a NonIndexed Job never needs
 // the list.
-func (v *podView) activePods() []*corev1.Pod {
-	out := make([]*corev1.Pod, 0, v.counts.active)
-	for _, p := range v.pods {
+func (view *podView) activePods() []*corev1.Pod {
+	out := make([]*corev1.Pod, 0, view.counts.active)
+	for _, p := range view.pods {
 		if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed && p.DeletionTimestamp == nil {
 			out = append(out, p)
 		}
@@ -74,8 +74,8 @@ func (v *podView) activePods() []*corev1.Pod {
 
 // setPodCounts writes the pod counts into the status and reports whether
 // they differ from the Job's.
-func (x *syncState) setPodCounts(c podCounts) bool {
-	st := x.st
+func (sync *syncState) setPodCounts(c podCounts) bool {
+	st := sync.st
 	changed := c.active != st.Active || st.Ready == nil || *st.Ready != c.ready ||
 		st.Terminating == nil || *st.Terminating != c.terminating
 	st.Active = c.active
@@ -100,8 +100,8 @@ func refOf(p *corev1.Pod) PodRef {
 }
 
 func hasFinalizer(p *corev1.Pod, f string) bool {
-	for _, x := range p.Finalizers {
-		if x == f {
+	for _, name := range p.Finalizers {
+		if name == f {
 			return true
 		}
 	}
