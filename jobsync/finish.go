@@ -141,19 +141,3 @@ func (sync *syncState) completionsReached(active, succeeded int32) bool {
 	}
 	return succeeded > 0
 }
-
-// requeue asks to look again after d, keeping the earliest request. Pod
-// failure backoff requeues wait at least MinRequeueDelay, as upstream's do.
-func (sync *syncState) requeue(d time.Duration, backoff bool) {
-	if backoff && d < sync.opts.MinRequeueDelay {
-		d = sync.opts.MinRequeueDelay
-	}
-	if d <= 0 {
-		// Upstream adds the Job to its queue at once; zero means "no
-		// request" in a plan, so the smallest positive delay stands in.
-		d = time.Nanosecond
-	}
-	if sync.plan.RequeueAfter == 0 || d < sync.plan.RequeueAfter {
-		sync.plan.RequeueAfter = d
-	}
-}

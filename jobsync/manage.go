@@ -140,59 +140,6 @@ func (sync *syncState) manage(view *podView, counts finishedCounts, progress ind
 	return c
 }
 
-// forRemoval returns at least n active pods to delete, in deletion order:
-// for Indexed Jobs first every pod with an invalid or repeated index, then
-// as many of the others as needed.
-//
-// The deletion order is podorder's, a strict total order: which pods come
-// first does not depend on the order of the snapshot's pods.
-func (sync *syncState) forRemoval(view *podView, n int) []*corev1.Pod {
-	if !view.indexTrouble {
-		// NonIndexed, or every active pod has its own valid index: only
-		// the surplus goes. (A steady sync never builds the list.)
-		if n <= 0 {
-			return nil
-		}
-		if sync.indexed {
-			return podorder.FirstForRemovalIndexed(view.activePods(), n)
-		}
-		return podorder.FirstForRemoval(view.activePods(), n)
-	}
-	rm, left := sync.indexedForRemoval(view.activePods())
-	if len(rm) < n {
-		rm = append(rm, podorder.FirstForRemovalIndexed(left, n-len(rm))...)
-	}
-	return rm
-}
-
-// repeatedActiveIndexes returns the valid indexes held by more than one
-// active pod.
-func (sync *syncState) repeatedActiveIndexes(active []*corev1.Pod) *indexSet {
-	seen, repeated := newIndexSet(len(active)), newIndexSet(0)
-	completions := int(*sync.job.Spec.Completions)
-	for _, p := range active {
-		if ix := indexes.Of(p.Annotations); ix != indexes.Unknown && ix < completions && !seen.set(ix) {
-			repeated.set(ix)
-		}
-	}
-	return repeated
-}
-
-// indexedDeletionReason says why pod p of an Indexed Job is deleted;
-// repeated holds the indexes of more than one active pod (nil for none).
-func (sync *syncState) indexedDeletionReason(p *corev1.Pod, surplus string, repeated *indexSet) string {
-	ix := indexes.Of(p.Annotations)
-	switch {
-	case ix == indexes.Unknown:
-		return "the pod has no valid completion index"
-	case ix >= int(*sync.job.Spec.Completions):
-		return fmt.Sprintf("index %d is not below completions (%d)", ix, *sync.job.Spec.Completions)
-	case repeated.has(ix):
-		return fmt.Sprintf("index %d has more than one active pod", ix)
-	}
-	return surplus
-}
-
 // pendingIndexes returns up to n indexes below completions that have no
 // active pod, have not succeeded and have not failed; with replacement of
 // failed pods only, indexes of terminating pods are not pending either.

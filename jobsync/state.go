@@ -107,3 +107,19 @@ func hasFinalizer(p *corev1.Pod, f string) bool {
 	}
 	return false
 }
+
+// requeue asks to look again after d, keeping the earliest request. Pod
+// failure backoff requeues wait at least MinRequeueDelay, as upstream's do.
+func (sync *syncState) requeue(d time.Duration, backoff bool) {
+	if backoff && d < sync.opts.MinRequeueDelay {
+		d = sync.opts.MinRequeueDelay
+	}
+	if d <= 0 {
+		// Upstream adds the Job to its queue at once; zero means "no
+		// request" in a plan, so the smallest positive delay stands in.
+		d = time.Nanosecond
+	}
+	if sync.plan.RequeueAfter == 0 || d < sync.plan.RequeueAfter {
+		sync.plan.RequeueAfter = d
+	}
+}

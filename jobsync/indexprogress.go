@@ -2,16 +2,13 @@ package jobsync
 
 import (
 	"cmp"
-	"math"
 	"slices"
-	"strconv"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/jobsync/jobsync/backoff"
 	"github.com/jobsync/jobsync/indexes"
-	"github.com/jobsync/jobsync/podorder"
 )
 
 // indexProgress is what the index step finds for an Indexed Job (the zero
@@ -137,98 +134,4 @@ func delayedRemovals(view *podView, succeeded, failed indexes.Set) map[int]*podR
 // least cur's and it did not finish before cur.
 func replacesLastFailure(p, cur *corev1.Pod) bool {
 	return absoluteFailureCount(p) >= absoluteFailureCount(cur) && !backoff.FinishTime(p).Before(backoff.FinishTime(cur))
-}
-
-// failureCount reads the index failure count a pod carries; a missing,
-// malformed, negative or out-of-range value reads as 0, as upstream reads it.
-func failureCount(p *corev1.Pod) int32 {
-	return annotationCount(p, batchv1.JobIndexFailureCountAnnotation)
-}
-
-func ignoredFailureCount(p *corev1.Pod) int32 {
-	return annotationCount(p, batchv1.JobIndexIgnoredFailureCountAnnotation)
-}
-
-func absoluteFailureCount(p *corev1.Pod) int64 {
-	return int64(failureCount(p)) + int64(ignoredFailureCount(p))
-}
-
-func annotationCount(p *corev1.Pod, key string) int32 {
-	v, ok := p.Annotations[key]
-	if !ok {
-		return 0
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 || n > math.MaxInt32 {
-		return 0
-	}
-	return int32(n)
-}
-
-// replacementFailureCounts returns the failure counts a pod replacing the
-// failed pod of an index carries: the failed pod's counts plus its own
-// failure, counted or ignored as the pod failure policy says.
-func replacementFailureCounts(failed *podRecord) (count, ignored int32) {
-	if failed == nil {
-		return 0, 0
-	}
-	count, ignored = failureCount(failed.pod), ignoredFailureCount(failed.pod)
-	if failed.verdict.counts() {
-		count = saturatingInc(count)
-	} else {
-		ignored = saturatingInc(ignored)
-	}
-	return count, ignored
-}
-
-func saturatingInc(v int32) int32 {
-	if v == math.MaxInt32 {
-		return v
-	}
-	return v + 1
-}
-
-// indexedForRemoval picks, from the active pods of an Indexed Job, those to
-// delete whatever the count, in upstream's order: pods without a valid
-// index, then all but the best-placed pod of each repeated index (the one
-// that comes last in the deletion order stays), then pods whose index is at
-// or above completions, by index. The rest are returned in left.
-func (sync *syncState) indexedForRemoval(pods []*corev1.Pod) (rm, left []*corev1.Pod) {
-	completions := int(*sync.job.Spec.Completions)
-	byIndex := make(map[int][]*corev1.Pod)
-	var keys []int
-	var unknown, outOfRange []*corev1.Pod
-	for _, p := range pods {
-		ix := indexes.Of(p.Annotations)
-		switch {
-		case ix == indexes.Unknown:
-			unknown = append(unknown, p)
-		case ix >= completions:
-			outOfRange = append(outOfRange, p)
-		default:
-			if _, ok := byIndex[ix]; !ok {
-				keys = append(keys, ix)
-			}
-			byIndex[ix] = append(byIndex[ix], p)
-		}
-	}
-	slices.SortFunc(unknown, podorder.Compare)
-	rm = append(rm, unknown...)
-	slices.Sort(keys)
-	for _, ix := range keys {
-		group := byIndex[ix]
-		if len(group) > 1 {
-			slices.SortFunc(group, podorder.Compare)
-			rm = append(rm, group[:len(group)-1]...)
-		}
-		left = append(left, group[len(group)-1])
-	}
-	slices.SortFunc(outOfRange, func(a, b *corev1.Pod) int {
-		if c := cmp.Compare(indexes.Of(a.Annotations), indexes.Of(b.Annotations)); c != 0 {
-			return c
-		}
-		return podorder.Compare(a, b)
-	})
-	rm = append(rm, outOfRange...)
-	return rm, left
 }
