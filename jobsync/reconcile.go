@@ -4,9 +4,6 @@ import (
 	"fmt"
 
 	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-
-	"github.com/jobsync/jobsync/backoff"
 )
 
 // Reconcile decides one sync of s.Job as upstream's Job controller would
@@ -24,45 +21,16 @@ func Reconcile(s Snapshot, opts Options) (Plan, error) {
 	s.Backoff = copyBackoff(s.Backoff)
 	plan := Plan{Expectations: s.Expectations, Backoff: s.Backoff}
 
-	if job.Spec.ManagedBy != nil && *job.Spec.ManagedBy != opts.ControllerName {
-		plan.Skipped = fmt.Sprintf("the Job is managed by %q, not by %q", *job.Spec.ManagedBy, opts.ControllerName)
+	if skipSync(s, opts, &plan) { // skip.go
 		return plan, nil
 	}
-	if isFinished(job) {
-		plan.Skipped = "the Job has already finished"
-		plan.Backoff = backoff.Record{}
-		plan.Expectations.JobFinished = false
-		return plan, nil
-	}
-	if s.Expectations.JobFinished {
-		plan.Skipped = "a terminal condition was written for the Job, and the Job seen here does not have it yet"
-		return plan, nil
-	}
-	if m := job.Spec.CompletionMode; m != nil && *m != batchv1.NonIndexedCompletion && *m != batchv1.IndexedCompletion {
-		plan.Skipped = fmt.Sprintf("unknown completion mode %q", *m)
-		plan.Events = append(plan.Events, Event{corev1.EventTypeWarning, "UnknownCompletionMode", "Skipped Job sync because completion mode is unknown"})
-		return plan, nil
-	}
-
-	// The skips above read only what upstream reads before its first use of
-	// a defaulted field; from here on, those fields must be sound.
-	if err := checkJob(job); err != nil {
+	// The skips read only what upstream reads before its first use of a
+	// defaulted field; from here on, those fields must be sound.
+	if err := checkJob(job); err != nil { // input.go
 		return Plan{}, err
 	}
-	st := job.Status.DeepCopy()
-	if st.UncountedTerminatedPods == nil {
-		st.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
-	}
-	sync := &syncState{
-		opts:      opts,
-		now:       s.Now,
-		job:       job,
-		st:        st,
-		plan:      &plan,
-		indexed:   isIndexed(job),
-		suspended: job.Spec.Suspend != nil && *job.Spec.Suspend,
-	}
-	sync.perIndex = sync.indexed && job.Spec.BackoffLimitPerIndex != nil
+	sync := newSyncState(s, opts, &plan) // state.go
+	st := sync.st
 
 	// The steps, in upstream's order; each takes what it reads and returns
 	// what it decides. They add to the status copy and the plan as they go.
@@ -83,7 +51,7 @@ func Reconcile(s Snapshot, opts Options) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
-	progress := sync.indexProgress(view) // indexed.go
+	progress := sync.indexProgress(view) // indexprogress.go
 	counts = counts.withIndexes(progress, sync.indexed)
 	finish := sync.decideFinish(view, counts, progress) // finish.go
 

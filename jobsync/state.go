@@ -28,6 +28,28 @@ type syncState struct {
 	suspended bool
 }
 
+// newSyncState makes the state of one sync of s.Job: the status copy (with
+// uncountedTerminatedPods never nil) that the steps build, and the plan they
+// add to.
+func newSyncState(s Snapshot, opts Options, plan *Plan) *syncState {
+	job := s.Job
+	st := job.Status.DeepCopy()
+	if st.UncountedTerminatedPods == nil {
+		st.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
+	}
+	sync := &syncState{
+		opts:      opts,
+		now:       s.Now,
+		job:       job,
+		st:        st,
+		plan:      plan,
+		indexed:   isIndexed(job),
+		suspended: job.Spec.Suspend != nil && *job.Spec.Suspend,
+	}
+	sync.perIndex = sync.indexed && job.Spec.BackoffLimitPerIndex != nil
+	return sync
+}
+
 // podView is what the scan makes of the snapshot's pods, read by the steps
 // after it and changed by none.
 type podView struct {
