@@ -19,14 +19,14 @@ type finishedCounts struct {
 // uncountedTerminatedPods to the status counters, and updates the backoff
 // record prev with the newly finished pods. It fails only when a counter
 // would pass int32.
-func (x *syncState) countFinished(v *podView, prev backoff.Record) (finishedCounts, error) {
-	newSucceeded, newFailed, failedCounting := x.newlyFinished(v)
+func (sync *syncState) countFinished(view *podView, prev backoff.Record) (finishedCounts, error) {
+	newSucceeded, newFailed, failedCounting := sync.newlyFinished(view)
 	c := finishedCounts{backoff: prev.Update(newSucceeded, newFailed)}
 	var err error
-	if c.succeeded, err = addCounts("job.status.succeeded", int(x.job.Status.Succeeded), len(newSucceeded), len(v.uncountedSucceeded)); err != nil {
+	if c.succeeded, err = addCounts("job.status.succeeded", int(sync.job.Status.Succeeded), len(newSucceeded), len(view.uncountedSucceeded)); err != nil {
 		return finishedCounts{}, err
 	}
-	if c.failed, err = addCounts("job.status.failed", int(x.job.Status.Failed), failedCounting, len(v.uncountedFailed)); err != nil {
+	if c.failed, err = addCounts("job.status.failed", int(sync.job.Status.Failed), failedCounting, len(view.uncountedFailed)); err != nil {
 		return finishedCounts{}, err
 	}
 	return c, nil
@@ -35,9 +35,9 @@ func (x *syncState) countFinished(v *podView, prev backoff.Record) (finishedCoun
 // withIndexes returns the counts with, for an Indexed Job, the succeeded
 // count taken from the succeeded indexes: an index counts once however many
 // of its pods succeeded.
-func (c finishedCounts) withIndexes(p indexProgress, indexed bool) finishedCounts {
+func (c finishedCounts) withIndexes(progress indexProgress, indexed bool) finishedCounts {
 	if indexed {
-		c.succeeded = int32(p.succeeded.Total())
+		c.succeeded = int32(progress.succeeded.Total())
 	}
 	return c
 }
@@ -47,17 +47,17 @@ func (c finishedCounts) withIndexes(p indexProgress, indexed bool) finishedCount
 // (the latter whatever a pod failure policy says of them), and how many of
 // the failed ones count (those a pod failure policy does not ignore). For
 // Indexed Jobs, pods without a valid index are left out.
-func (x *syncState) newlyFinished(v *podView) (succeeded, failed []*corev1.Pod, failedCounting int) {
-	for i := range v.finishedOrDeleting {
-		r := &v.finishedOrDeleting[i]
-		if !r.tracked || (x.indexed && !r.validIndex) {
+func (sync *syncState) newlyFinished(view *podView) (succeeded, failed []*corev1.Pod, failedCounting int) {
+	for i := range view.finishedOrDeleting {
+		r := &view.finishedOrDeleting[i]
+		if !r.tracked || (sync.indexed && !r.validIndex) {
 			continue
 		}
 		if r.succeeded {
-			if !v.uncountedSucceeded[r.pod.UID] {
+			if !view.uncountedSucceeded[r.pod.UID] {
 				succeeded = append(succeeded, r.pod)
 			}
-		} else if r.failed && !v.uncountedFailed[r.pod.UID] {
+		} else if r.failed && !view.uncountedFailed[r.pod.UID] {
 			failed = append(failed, r.pod)
 			if r.verdict.counts() {
 				failedCounting++

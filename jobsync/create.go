@@ -21,14 +21,14 @@ const (
 // addCreation adds one pod creation to the plan, for completion index ix
 // (indexes.Unknown outside Indexed Jobs), and counts the pod as active.
 // podGroup and lastFailure are newPod's.
-func (x *syncState) addCreation(c *podCounts, ix int, reason, podGroup string, lastFailure *podRecord) {
-	pod := x.newPod(ix, podGroup, lastFailure)
+func (sync *syncState) addCreation(c *podCounts, ix int, reason, podGroup string, lastFailure *podRecord) {
+	pod := sync.newPod(ix, podGroup, lastFailure)
 	creation := PodCreation{Pod: pod, Reason: reason}
 	if ix != indexes.Unknown {
 		v := ix
 		creation.CompletionIndex = &v
 	}
-	x.plan.Creations = append(x.plan.Creations, creation)
+	sync.plan.Creations = append(sync.plan.Creations, creation)
 	c.active++
 }
 
@@ -41,8 +41,8 @@ func (x *syncState) addCreation(c *podCounts, ix int, reason, podGroup string, l
 // failure counts of its index, one more than lastFailure's (the index's
 // last failed pod, nil for none). podGroup, when not empty, is the
 // PodGroup the pod joins (WorkloadWithJob).
-func (x *syncState) newPod(ix int, podGroup string, lastFailure *podRecord) *corev1.Pod {
-	job := x.job
+func (sync *syncState) newPod(ix int, podGroup string, lastFailure *podRecord) *corev1.Pod {
+	job := sync.job
 	tmpl := &job.Spec.Template
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
@@ -61,8 +61,8 @@ func (x *syncState) newPod(ix int, podGroup string, lastFailure *podRecord) *cor
 	for k, v := range tmpl.Annotations {
 		pod.Annotations[k] = v
 	}
-	if !hasFinalizer(pod, x.opts.TrackingFinalizer) {
-		pod.Finalizers = append(pod.Finalizers, x.opts.TrackingFinalizer)
+	if !hasFinalizer(pod, sync.opts.TrackingFinalizer) {
+		pod.Finalizers = append(pod.Finalizers, sync.opts.TrackingFinalizer)
 	}
 	if podGroup != "" {
 		// Upstream also puts an owner reference to the PodGroup on the
@@ -86,7 +86,7 @@ func (x *syncState) newPod(ix int, podGroup string, lastFailure *podRecord) *cor
 	pod.Labels[batchv1.JobCompletionIndexAnnotation] = s
 	pod.Spec.Hostname = fmt.Sprintf("%s-%d", job.Name, ix)
 	pod.GenerateName = indexedGenerateName(job.Name, ix)
-	if x.perIndex {
+	if sync.perIndex {
 		count, ignored := replacementFailureCounts(lastFailure)
 		pod.Annotations[batchv1.JobIndexFailureCountAnnotation] = strconv.Itoa(int(count))
 		if ignored > 0 {

@@ -16,11 +16,11 @@ import (
 // arbitrary order, here completion index (Indexed Jobs), creation time,
 // name and UID. Upstream's first match among failed pods, which a FailJob
 // message names, is taken in this order.
-func (x *syncState) listingCompare(a, b *podRecord) int {
+func (sync *syncState) listingCompare(a, b *podRecord) int {
 	if c := compareAdopted(a.adopted, b.adopted); c != 0 {
 		return c
 	}
-	if x.indexed {
+	if sync.indexed {
 		if c := cmp.Compare(a.index, b.index); c != 0 {
 			return c
 		}
@@ -83,9 +83,9 @@ type keyedPod struct {
 }
 
 // keyed reads the keys of an active pod, which has no record.
-func (x *syncState) keyed(p *corev1.Pod) keyedPod {
+func (sync *syncState) keyed(p *corev1.Pod) keyedPod {
 	k := keyedPod{ix: indexes.Unknown, adopted: isAdopted(p), p: p}
-	if x.indexed {
+	if sync.indexed {
 		k.ix = indexes.Of(p.Annotations)
 	}
 	return k
@@ -145,11 +145,11 @@ func (q *podQueue) pop() *podRecord {
 
 // sortedForPlan returns pods in canonical order, for plan steps whose order
 // upstream leaves to chance.
-func (x *syncState) sortedForPlan(pods []*corev1.Pod) []*corev1.Pod {
+func (sync *syncState) sortedForPlan(pods []*corev1.Pod) []*corev1.Pod {
 	// Read each pod's keys once, not at every comparison.
 	items := make([]keyedPod, len(pods))
 	for i, p := range pods {
-		items[i] = x.keyed(p)
+		items[i] = sync.keyed(p)
 	}
 	slices.SortFunc(items, compareKeyed)
 	out := make([]*corev1.Pod, len(items))

@@ -38,23 +38,23 @@ type podRecord struct {
 
 // classifyPod reads into a record what the steps after the scan need of a
 // pod of the Job; adopted says it is an orphan adopted in this sync.
-func (x *syncState) classifyPod(p *corev1.Pod, adopted bool, expectedRemovals expectations.UIDSet) podRecord {
+func (sync *syncState) classifyPod(p *corev1.Pod, adopted bool, expectedRemovals expectations.UIDSet) podRecord {
 	r := podRecord{
 		pod:         p,
 		index:       indexes.Unknown,
 		succeeded:   p.Status.Phase == corev1.PodSucceeded,
-		failed:      x.isFailed(p),
+		failed:      sync.isFailed(p),
 		terminating: p.DeletionTimestamp != nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed,
-		finalizer:   hasFinalizer(p, x.opts.TrackingFinalizer),
+		finalizer:   hasFinalizer(p, sync.opts.TrackingFinalizer),
 		adopted:     adopted,
 		verdict:     failureVerdict{rule: -1},
 	}
 	r.tracked = r.finalizer && !expectedRemovals.Has(p.UID)
-	if x.indexed {
+	if sync.indexed {
 		r.index = indexes.Of(p.Annotations)
-		r.validIndex = r.index != indexes.Unknown && r.index < int(*x.job.Spec.Completions)
+		r.validIndex = r.index != indexes.Unknown && r.index < int(*sync.job.Spec.Completions)
 	}
-	if policy := x.job.Spec.PodFailurePolicy; policy != nil && !r.succeeded {
+	if policy := sync.job.Spec.PodFailurePolicy; policy != nil && !r.succeeded {
 		// Upstream matches the policy against failed pods, and, once the
 		// Job is failing, against every pod it then counts as failed.
 		r.verdict = matchFailurePolicy(policy, p)
@@ -65,11 +65,11 @@ func (x *syncState) classifyPod(p *corev1.Pod, adopted bool, expectedRemovals ex
 // isFailed reports whether a pod counts as failed: it is in the Failed
 // phase, or, unless only failed pods are replaced, it is being deleted
 // without having succeeded (orphaned pods may never reach a terminal phase).
-func (x *syncState) isFailed(p *corev1.Pod) bool {
+func (sync *syncState) isFailed(p *corev1.Pod) bool {
 	if p.Status.Phase == corev1.PodFailed {
 		return true
 	}
-	if onlyReplaceFailed(x.job) {
+	if onlyReplaceFailed(sync.job) {
 		return false
 	}
 	return p.DeletionTimestamp != nil && p.Status.Phase != corev1.PodSucceeded

@@ -4,9 +4,6 @@ import (
 	"fmt"
 
 	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-
-	"github.com/jobsync/jobsync/backoff"
 )
 
 // Reconcile decides one sync of s.Job as upstream's Job controller would
@@ -24,73 +21,44 @@ func Reconcile(s Snapshot, opts Options) (Plan, error) {
 	s.Backoff = copyBackoff(s.Backoff)
 	plan := Plan{Expectations: s.Expectations, Backoff: s.Backoff}
 
-	if job.Spec.ManagedBy != nil && *job.Spec.ManagedBy != opts.ControllerName {
-		plan.Skipped = fmt.Sprintf("the Job is managed by %q, not by %q", *job.Spec.ManagedBy, opts.ControllerName)
+	if skipSync(s, opts, &plan) { // skip.go
 		return plan, nil
 	}
-	if isFinished(job) {
-		plan.Skipped = "the Job has already finished"
-		plan.Backoff = backoff.Record{}
-		plan.Expectations.JobFinished = false
-		return plan, nil
-	}
-	if s.Expectations.JobFinished {
-		plan.Skipped = "a terminal condition was written for the Job, and the Job seen here does not have it yet"
-		return plan, nil
-	}
-	if m := job.Spec.CompletionMode; m != nil && *m != batchv1.NonIndexedCompletion && *m != batchv1.IndexedCompletion {
-		plan.Skipped = fmt.Sprintf("unknown completion mode %q", *m)
-		plan.Events = append(plan.Events, Event{corev1.EventTypeWarning, "UnknownCompletionMode", "Skipped Job sync because completion mode is unknown"})
-		return plan, nil
-	}
-
-	// The skips above read only what upstream reads before its first use of
-	// a defaulted field; from here on, those fields must be sound.
-	if err := checkJob(job); err != nil {
+	// The skips read only what upstream reads before its first use of a
+	// defaulted field; from here on, those fields must be sound.
+	if err := checkJob(job); err != nil { // input.go
 		return Plan{}, err
 	}
-	st := job.Status.DeepCopy()
-	if st.UncountedTerminatedPods == nil {
-		st.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
-	}
-	x := &syncState{
-		opts:      opts,
-		now:       s.Now,
-		job:       job,
-		st:        st,
-		plan:      &plan,
-		indexed:   isIndexed(job),
-		suspended: job.Spec.Suspend != nil && *job.Spec.Suspend,
-	}
-	x.perIndex = x.indexed && job.Spec.BackoffLimitPerIndex != nil
+	sync := newSyncState(s, opts, &plan) // state.go
+	st := sync.st
 
 	// The steps, in upstream's order; each takes what it reads and returns
 	// what it decides. They add to the status copy and the plan as they go.
-	view, err := x.scan(s.Pods, s.Expectations) // scan.go
+	view, err := sync.scan(s.Pods, s.Expectations) // scan.go
 	if err != nil {
 		return Plan{}, err
 	}
 	var podGroup string
 	if opts.WorkloadWithJob && gangCandidate(job) {
 		// Before any pod is managed, so that new pods can join the group.
-		podGroup = x.ensureWorkload(s.Workloads, s.PodGroups, view) // workload.go
+		podGroup = sync.ensureWorkload(s.Workloads, s.PodGroups, view) // workload.go
 	}
 	satisfied := s.Expectations.Satisfied(s.Now, opts.ExpectationsTimeout)
-	if st.StartTime == nil && !x.suspended {
+	if st.StartTime == nil && !sync.suspended {
 		st.StartTime = ptrTime(s.Now)
 	}
-	counts, err := x.countFinished(view, s.Backoff) // count.go
+	counts, err := sync.countFinished(view, s.Backoff) // count.go
 	if err != nil {
 		return Plan{}, err
 	}
-	progress := x.indexProgress(view) // indexed.go
-	counts = counts.withIndexes(progress, x.indexed)
-	finish := x.decideFinish(view, counts, progress) // finish.go
+	progress := sync.indexProgress(view) // indexprogress.go
+	counts = counts.withIndexes(progress, sync.indexed)
+	finish := sync.decideFinish(view, counts, progress) // finish.go
 
 	pods := view.counts
 	suspendChanged := false
 	if finish != nil {
-		pods = x.deleteAllActive(view, finish) // manage.go
+		pods = sync.deleteAllActive(view, finish) // manage.go
 		if !satisfied {
 			// Pods may exist that this view does not show yet; upstream waits
 			// before declaring the Job finished.
@@ -100,22 +68,22 @@ func Reconcile(s Snapshot, opts Options) (Plan, error) {
 	} else {
 		managed := false
 		if satisfied && job.DeletionTimestamp == nil {
-			pods = x.manage(view, counts, progress, podGroup) // manage.go
+			pods = sync.manage(view, counts, progress, podGroup) // manage.go
 			managed = true
 		} else if !satisfied {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("no pods are created or deleted: waiting to observe %d creations and %d deletions", s.Expectations.Creations, s.Expectations.Deletions))
 		} else {
 			plan.Notes = append(plan.Notes, "no pods are created or deleted: the Job is being deleted")
 		}
-		if x.completionsReached(pods.active, counts.succeeded) { // finish.go
-			finish = newCondition(batchv1.JobSuccessCriteriaMet, batchv1.JobReasonCompletionsReached, msgCompletionsReached, x.now)
+		if sync.completionsReached(pods.active, counts.succeeded) { // finish.go
+			finish = newCondition(batchv1.JobSuccessCriteriaMet, batchv1.JobReasonCompletionsReached, msgCompletionsReached, sync.now)
 		} else if managed {
-			suspendChanged = x.updateSuspendCondition() // suspend.go
+			suspendChanged = sync.updateSuspendCondition() // suspend.go
 		}
 	}
 
-	needsWrite := x.setPodCounts(pods) || suspendChanged
-	if err := x.track(view, progress, finish, pods.terminating, counts.backoff, needsWrite); err != nil { // tracking.go
+	needsWrite := sync.setPodCounts(pods) || suspendChanged
+	if err := sync.track(view, progress, finish, pods.terminating, counts.backoff, needsWrite); err != nil { // tracking.go
 		return Plan{}, err
 	}
 	return plan, nil

@@ -33,23 +33,23 @@ import (
 // is used to count: among pods that are terminal or being deleted and carry
 // the tracking finalizer. Elsewhere the check would cost a set of every UID
 // on every sync, and no informer produces such input.
-func (x *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) (*podView, error) {
-	job := x.job
+func (sync *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) (*podView, error) {
+	job := sync.job
 	match := newLabelMatcher(job.Spec.Selector)
 	deleting := job.DeletionTimestamp != nil
-	v := &podView{expectedRemovals: exp.FinalizerRemovals}
-	v.uncountedSucceeded = uidSet(x.st.UncountedTerminatedPods.Succeeded)
-	v.uncountedFailed = uidSet(x.st.UncountedTerminatedPods.Failed)
-	if x.indexed {
-		v.activeIndexes = newIndexSet(len(all))
+	view := &podView{expectedRemovals: exp.FinalizerRemovals}
+	view.uncountedSucceeded = uidSet(sync.st.UncountedTerminatedPods.Succeeded)
+	view.uncountedFailed = uidSet(sync.st.UncountedTerminatedPods.Failed)
+	if sync.indexed {
+		view.activeIndexes = newIndexSet(len(all))
 	}
-	v.pods = all // replaced by a filtered copy at the first pod not kept as it is
+	view.pods = all // replaced by a filtered copy at the first pod not kept as it is
 	copied := false
 	// A terminal pod without the tracking finalizer (already counted) is
 	// read by no later step but failJobMessage, which upstream runs over
-	// every failed pod: such pods join v.finishedOrDeleting only under a pod failure
+	// every failed pod: such pods join view.finishedOrDeleting only under a pod failure
 	// policy. In a long Job they are most of the pods; leaving them out
-	// spares every later pass over v.finishedOrDeleting.
+	// spares every later pass over view.finishedOrDeleting.
 	keepUntracked := job.Spec.PodFailurePolicy != nil
 	var foreign, orphaned int
 	// counted holds the positions in all of the pods whose UIDs count; they
@@ -74,68 +74,68 @@ func (x *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) (*pod
 			keep = true
 		case ref != nil:
 			if !deleting {
-				x.plan.Releases = append(x.plan.Releases, release(job, p, x.opts.TrackingFinalizer))
+				sync.plan.Releases = append(sync.plan.Releases, release(job, p, sync.opts.TrackingFinalizer))
 			}
 		case deleting || p.DeletionTimestamp != nil || !match.matches(p.Labels):
 			orphaned++
 		default:
-			x.plan.Adoptions = append(x.plan.Adoptions, adoption(job, p, x.opts.TrackingFinalizer))
-			if !hasFinalizer(p, x.opts.TrackingFinalizer) && !refersTo(p, job) {
+			sync.plan.Adoptions = append(sync.plan.Adoptions, adoption(job, p, sync.opts.TrackingFinalizer))
+			if !hasFinalizer(p, sync.opts.TrackingFinalizer) && !refersTo(p, job) {
 				cp := p.DeepCopy()
-				cp.Finalizers = append(cp.Finalizers, x.opts.TrackingFinalizer)
+				cp.Finalizers = append(cp.Finalizers, sync.opts.TrackingFinalizer)
 				p = cp
 			}
 			keep = true
 		}
 		if (!keep || p != all[i]) && !copied {
-			v.pods = append(make([]*corev1.Pod, 0, len(all)), all[:i]...)
+			view.pods = append(make([]*corev1.Pod, 0, len(all)), all[:i]...)
 			copied = true
 		}
 		if !keep {
 			continue
 		}
 		if copied {
-			v.pods = append(v.pods, p)
+			view.pods = append(view.pods, p)
 		}
 
 		terminal := p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
 		if !terminal && p.DeletionTimestamp == nil {
-			v.counts.active++
+			view.counts.active++
 			if podorder.IsReady(p) {
-				v.counts.ready++
+				view.counts.ready++
 			}
-			if x.indexed {
+			if sync.indexed {
 				ix := indexes.Of(p.Annotations)
-				if ix == indexes.Unknown || ix >= int(*job.Spec.Completions) || !v.activeIndexes.set(ix) {
-					v.indexTrouble = true
+				if ix == indexes.Unknown || ix >= int(*job.Spec.Completions) || !view.activeIndexes.set(ix) {
+					view.indexTrouble = true
 				}
 			}
 			continue
 		}
 		if !terminal {
-			v.counts.terminating++
+			view.counts.terminating++
 		}
-		if hasFinalizer(p, x.opts.TrackingFinalizer) {
+		if hasFinalizer(p, sync.opts.TrackingFinalizer) {
 			counted = append(counted, i)
 		} else if terminal && !keepUntracked {
 			// Counted and released long ago: nothing but a FailJob rule
 			// reads it again (see keepUntracked).
 			continue
 		}
-		v.finishedOrDeleting = append(v.finishedOrDeleting, x.classifyPod(p, ref == nil, exp.FinalizerRemovals))
+		view.finishedOrDeleting = append(view.finishedOrDeleting, sync.classifyPod(p, ref == nil, exp.FinalizerRemovals))
 	}
 	if err := repeatedUID(all, counted); err != nil {
 		return nil, err
 	}
-	sortClaims(x.plan.Releases)
-	sortClaims(x.plan.Adoptions)
+	sortClaims(sync.plan.Releases)
+	sortClaims(sync.plan.Adoptions)
 	if foreign > 0 {
-		x.plan.Notes = append(x.plan.Notes, count(foreign, "pod belongs to another controller or namespace and is", "pods belong to another controller or namespace and are")+" left alone")
+		sync.plan.Notes = append(sync.plan.Notes, count(foreign, "pod belongs to another controller or namespace and is", "pods belong to another controller or namespace and are")+" left alone")
 	}
 	if orphaned > 0 {
-		x.plan.Notes = append(x.plan.Notes, count(orphaned, "orphan pod is", "orphan pods are")+" not adopted")
+		sync.plan.Notes = append(sync.plan.Notes, count(orphaned, "orphan pod is", "orphan pods are")+" not adopted")
 	}
-	return v, nil
+	return view, nil
 }
 
 // repeatedUID reports the first of the pods at positions at (ascending)

@@ -28,6 +28,28 @@ type syncState struct {
 	suspended bool
 }
 
+// newSyncState makes the state of one sync of s.Job: the status copy (with
+// uncountedTerminatedPods never nil) that the steps build, and the plan they
+// add to.
+func newSyncState(s Snapshot, opts Options, plan *Plan) *syncState {
+	job := s.Job
+	st := job.Status.DeepCopy()
+	if st.UncountedTerminatedPods == nil {
+		st.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
+	}
+	sync := &syncState{
+		opts:      opts,
+		now:       s.Now,
+		job:       job,
+		st:        st,
+		plan:      plan,
+		indexed:   isIndexed(job),
+		suspended: job.Spec.Suspend != nil && *job.Spec.Suspend,
+	}
+	sync.perIndex = sync.indexed && job.Spec.BackoffLimitPerIndex != nil
+	return sync
+}
+
 // podView is what the scan makes of the snapshot's pods, read by the steps
 // after it and changed by none.
 type podView struct {
@@ -62,9 +84,9 @@ type podCounts struct {
 // activePods returns the active pods (neither terminal nor being deleted),
 // built when asked for: a steady-state sync of a NonIndexed Job never needs
 // the list.
-func (v *podView) activePods() []*corev1.Pod {
-	out := make([]*corev1.Pod, 0, v.counts.active)
-	for _, p := range v.pods {
+func (view *podView) activePods() []*corev1.Pod {
+	out := make([]*corev1.Pod, 0, view.counts.active)
+	for _, p := range view.pods {
 		if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed && p.DeletionTimestamp == nil {
 			out = append(out, p)
 		}
@@ -74,8 +96,8 @@ func (v *podView) activePods() []*corev1.Pod {
 
 // setPodCounts writes the pod counts into the status and reports whether
 // they differ from the Job's.
-func (x *syncState) setPodCounts(c podCounts) bool {
-	st := x.st
+func (sync *syncState) setPodCounts(c podCounts) bool {
+	st := sync.st
 	changed := c.active != st.Active || st.Ready == nil || *st.Ready != c.ready ||
 		st.Terminating == nil || *st.Terminating != c.terminating
 	st.Active = c.active
@@ -100,10 +122,26 @@ func refOf(p *corev1.Pod) PodRef {
 }
 
 func hasFinalizer(p *corev1.Pod, f string) bool {
-	for _, x := range p.Finalizers {
-		if x == f {
+	for _, name := range p.Finalizers {
+		if name == f {
 			return true
 		}
 	}
 	return false
+}
+
+// requeue asks to look again after d, keeping the earliest request. Pod
+// failure backoff requeues wait at least MinRequeueDelay, as upstream's do.
+func (sync *syncState) requeue(d time.Duration, backoff bool) {
+	if backoff && d < sync.opts.MinRequeueDelay {
+		d = sync.opts.MinRequeueDelay
+	}
+	if d <= 0 {
+		// Upstream adds the Job to its queue at once; zero means "no
+		// request" in a plan, so the smallest positive delay stands in.
+		d = time.Nanosecond
+	}
+	if sync.plan.RequeueAfter == 0 || d < sync.plan.RequeueAfter {
+		sync.plan.RequeueAfter = d
+	}
 }

@@ -9,22 +9,22 @@ import (
 // (clearing startTime), False with the Resumed event when it runs again
 // (restarting startTime, so that activeDeadlineSeconds counts only time
 // spent running). It reports whether the condition changed.
-func (x *syncState) updateSuspendCondition() bool {
+func (sync *syncState) updateSuspendCondition() bool {
 	var changed bool
-	if x.suspended {
-		x.st.Conditions, changed = setCondition(x.st.Conditions, "Suspended", corev1.ConditionTrue, reasonSuspended, msgSuspended, x.now)
+	if sync.suspended {
+		sync.st.Conditions, changed = setCondition(sync.st.Conditions, "Suspended", corev1.ConditionTrue, reasonSuspended, msgSuspended, sync.now)
 		if changed {
-			x.plan.Events = append(x.plan.Events, Event{corev1.EventTypeNormal, "Suspended", msgSuspended})
-			if !x.opts.KeepStartTimeOnSuspend {
-				x.st.StartTime = nil
+			sync.plan.Events = append(sync.plan.Events, Event{corev1.EventTypeNormal, "Suspended", msgSuspended})
+			if !sync.opts.KeepStartTimeOnSuspend {
+				sync.st.StartTime = nil
 			}
 		}
 		return changed
 	}
-	x.st.Conditions, changed = setCondition(x.st.Conditions, "Suspended", corev1.ConditionFalse, reasonResumed, msgResumed, x.now)
+	sync.st.Conditions, changed = setCondition(sync.st.Conditions, "Suspended", corev1.ConditionFalse, reasonResumed, msgResumed, sync.now)
 	if changed {
-		x.plan.Events = append(x.plan.Events, Event{corev1.EventTypeNormal, "Resumed", msgResumed})
-		x.st.StartTime = ptrTime(x.now)
+		sync.plan.Events = append(sync.plan.Events, Event{corev1.EventTypeNormal, "Resumed", msgResumed})
+		sync.st.StartTime = ptrTime(sync.now)
 	}
 	return changed
 }

@@ -21,30 +21,30 @@ import (
 //     succeeded and failed counters, add the terminal condition once no pod
 //     is uncounted or terminating, and write that (Status).
 //
-// It reads the scan's view v and the index step's ip; finish is the
+// It reads the scan's view and the index step's progress; finish is the
 // condition the Job is heading to (nil when none), terminating the pods
 // still terminating once the sync's deletions are carried out, and
 // newBackoff the backoff record to keep once the interim status is
 // written. needsWrite says the status already differs from the Job's in
 // ways that must be written. It fails only when a counter would pass int32.
-func (x *syncState) track(v *podView, ip indexProgress, finish *batchv1.JobCondition, terminating int32, newBackoff backoff.Record, needsWrite bool) error {
-	st := x.st
+func (sync *syncState) track(view *podView, progress indexProgress, finish *batchv1.JobCondition, terminating int32, newBackoff backoff.Record, needsWrite bool) error {
+	st := sync.st
 	uncounted := st.UncountedTerminatedPods
 	var stillTracked map[types.UID]bool
 	if n := len(uncounted.Succeeded) + len(uncounted.Failed); n > 0 {
 		stillTracked = make(map[types.UID]bool, n)
-		for i := range v.finishedOrDeleting {
-			r := &v.finishedOrDeleting[i]
-			if r.tracked && (v.uncountedSucceeded[r.pod.UID] || v.uncountedFailed[r.pod.UID]) {
+		for i := range view.finishedOrDeleting {
+			r := &view.finishedOrDeleting[i]
+			if r.tracked && (view.uncountedSucceeded[r.pod.UID] || view.uncountedFailed[r.pod.UID]) {
 				stillTracked[r.pod.UID] = true
 			}
 		}
 		// An active pod is in uncountedTerminatedPods only when a failing
 		// Job counted it as failed before its deletion was seen.
-		for _, p := range v.pods {
+		for _, p := range view.pods {
 			if p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed &&
-				(v.uncountedSucceeded[p.UID] || v.uncountedFailed[p.UID]) &&
-				hasFinalizer(p, x.opts.TrackingFinalizer) && !v.expectedRemovals.Has(p.UID) {
+				(view.uncountedSucceeded[p.UID] || view.uncountedFailed[p.UID]) &&
+				hasFinalizer(p, sync.opts.TrackingFinalizer) && !view.expectedRemovals.Has(p.UID) {
 				stillTracked[p.UID] = true
 			}
 		}
@@ -58,7 +58,7 @@ func (x *syncState) track(v *podView, ip indexProgress, finish *batchv1.JobCondi
 
 	// The candidates are taken in canonical order until the cap is reached:
 	// a queue orders only as many as are taken.
-	candidates := newPodQueue(x.releaseCandidates(v, ip, finish))
+	candidates := newPodQueue(sync.releaseCandidates(view, progress, finish))
 	var release []*podRecord
 	var newSucceededIdx []int
 	capped := false
@@ -66,13 +66,13 @@ func (x *syncState) track(v *podView, ip indexProgress, finish *batchv1.JobCondi
 	for r := candidates.pop(); r != nil; r = candidates.pop() {
 		uid := r.pod.UID
 		release = append(release, r)
-		if r.succeeded && !v.uncountedFailed[uid] {
-			if x.indexed {
-				if r.validIndex && !ip.prevSucceeded.Has(r.index) {
+		if r.succeeded && !view.uncountedFailed[uid] {
+			if sync.indexed {
+				if r.validIndex && !progress.prevSucceeded.Has(r.index) {
 					newSucceededIdx = append(newSucceededIdx, r.index)
 					needsWrite = true
 				}
-			} else if !v.uncountedSucceeded[uid] {
+			} else if !view.uncountedSucceeded[uid] {
 				uncounted.Succeeded = append(uncounted.Succeeded, uid)
 				needsWrite = true
 			}
@@ -81,20 +81,20 @@ func (x *syncState) track(v *podView, ip indexProgress, finish *batchv1.JobCondi
 			// The index is read only for Indexed Jobs: a work-queue Job
 			// has no completions to check it against, and its pods may
 			// carry the annotation from their template.
-			if !v.uncountedFailed[uid] && (!x.indexed || r.validIndex) && r.verdict.counts() {
+			if !view.uncountedFailed[uid] && (!sync.indexed || r.validIndex) && r.verdict.counts() {
 				uncounted.Failed = append(uncounted.Failed, uid)
 				needsWrite = true
 			}
 		}
-		if len(newSucceededIdx)+len(uncounted.Succeeded)+len(uncounted.Failed) >= x.opts.MaxUncountedPods {
+		if len(newSucceededIdx)+len(uncounted.Succeeded)+len(uncounted.Failed) >= sync.opts.MaxUncountedPods {
 			capped = true
-			x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("at most %d pods are recorded as uncounted per sync; the rest wait for the next sync", x.opts.MaxUncountedPods))
+			sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("at most %d pods are recorded as uncounted per sync; the rest wait for the next sync", sync.opts.MaxUncountedPods))
 			break
 		}
 	}
 
-	if x.indexed {
-		succeeded := ip.succeeded.WithIndexes(newSucceededIdx)
+	if sync.indexed {
+		succeeded := progress.succeeded.WithIndexes(newSucceededIdx)
 		s := succeeded.String()
 		if s != st.CompletedIndexes {
 			needsWrite = true
@@ -102,8 +102,8 @@ func (x *syncState) track(v *podView, ip indexProgress, finish *batchv1.JobCondi
 		st.Succeeded = int32(succeeded.Total())
 		st.CompletedIndexes = s
 		var failed *string
-		if x.perIndex {
-			f := ip.failed.String()
+		if sync.perIndex {
+			f := progress.failed.String()
 			failed = &f
 		}
 		if !equalStringPtr(st.FailedIndexes, failed) {
@@ -117,29 +117,29 @@ func (x *syncState) track(v *podView, ip indexProgress, finish *batchv1.JobCondi
 	if finish != nil && finish.Type == batchv1.JobFailureTarget {
 		st.Conditions = append(st.Conditions, *finish)
 		needsWrite = true
-		finish = newCondition(batchv1.JobFailed, finish.Reason, finish.Message, x.now)
+		finish = newCondition(batchv1.JobFailed, finish.Reason, finish.Message, sync.now)
 	}
 	if finish != nil && finish.Type == batchv1.JobSuccessCriteriaMet && finish.Status == corev1.ConditionTrue {
 		if !hasTrueCondition(st.Conditions, batchv1.JobSuccessCriteriaMet) {
 			st.Conditions = append(st.Conditions, *finish)
 			needsWrite = true
 		}
-		finish = newCondition(batchv1.JobComplete, finish.Reason, finish.Message, x.now)
+		finish = newCondition(batchv1.JobComplete, finish.Reason, finish.Message, sync.now)
 	}
 
 	if needsWrite {
-		x.plan.InterimStatus = st.DeepCopy()
-		x.plan.Backoff = newBackoff
+		sync.plan.InterimStatus = st.DeepCopy()
+		sync.plan.Backoff = newBackoff
 		needsWrite = false
 	}
 	if len(release) > 0 {
 		uids := make([]types.UID, len(release))
 		for i, r := range release {
 			uids[i] = r.pod.UID
-			x.plan.FinalizerRemovals = append(x.plan.FinalizerRemovals, FinalizerRemoval{Pod: refOf(r.pod), Reason: x.releaseReason(r, finish)})
+			sync.plan.FinalizerRemovals = append(sync.plan.FinalizerRemovals, FinalizerRemoval{Pod: refOf(r.pod), Reason: sync.releaseReason(r, finish)})
 			delete(stillTracked, r.pod.UID)
 		}
-		x.plan.Expectations = x.plan.Expectations.ExpectFinalizerRemovals(uids...)
+		sync.plan.Expectations = sync.plan.Expectations.ExpectFinalizerRemovals(uids...)
 	}
 	if moved, err := moveCounted(st, stillTracked); err != nil {
 		return err
@@ -147,15 +147,15 @@ func (x *syncState) track(v *podView, ip indexProgress, finish *batchv1.JobCondi
 		needsWrite = true
 	}
 
-	finishedNow := !capped && x.enactFinished(finish, terminating)
+	finishedNow := !capped && sync.enactFinished(finish, terminating)
 	if finishedNow {
 		needsWrite = true
 	}
 	if needsWrite {
-		x.plan.Status = st.DeepCopy()
+		sync.plan.Status = st.DeepCopy()
 		if finishedNow {
-			x.recordFinished(finish)
-			x.plan.Expectations.JobFinished = true
+			sync.recordFinished(finish)
+			sync.plan.Expectations.JobFinished = true
 		}
 	}
 	return nil
@@ -166,11 +166,11 @@ func (x *syncState) track(v *podView, ip indexProgress, finish *batchv1.JobCondi
 // is its cache's, or by index for Indexed Jobs): every pod when the Job is
 // being deleted or is finishing, succeeded pods, and failed pods unless one
 // must wait for its replacement to carry the index failure count.
-func (x *syncState) releaseCandidates(v *podView, ip indexProgress, finish *batchv1.JobCondition) []*podRecord {
-	all := x.job.DeletionTimestamp != nil || finish != nil
+func (sync *syncState) releaseCandidates(view *podView, progress indexProgress, finish *batchv1.JobCondition) []*podRecord {
+	all := sync.job.DeletionTimestamp != nil || finish != nil
 	var out []*podRecord
-	for i := range v.finishedOrDeleting {
-		r := &v.finishedOrDeleting[i]
+	for i := range view.finishedOrDeleting {
+		r := &view.finishedOrDeleting[i]
 		if !r.tracked {
 			continue
 		}
@@ -181,8 +181,8 @@ func (x *syncState) releaseCandidates(v *podView, ip indexProgress, finish *batc
 		if !r.failed {
 			continue
 		}
-		if x.perIndex && r.validIndex {
-			if d := ip.delayedRemoval[r.index]; d != nil && d.pod.UID == r.pod.UID {
+		if sync.perIndex && r.validIndex {
+			if d := progress.delayedRemoval[r.index]; d != nil && d.pod.UID == r.pod.UID {
 				continue
 			}
 		}
@@ -191,10 +191,10 @@ func (x *syncState) releaseCandidates(v *podView, ip indexProgress, finish *batc
 	if all {
 		// The active pods go too: they are classified here, the one step
 		// that reads them as records.
-		active := v.activePods()
+		active := view.activePods()
 		records := make([]podRecord, 0, len(active))
 		for _, p := range active {
-			if r := x.classifyPod(p, isAdopted(p), v.expectedRemovals); r.tracked {
+			if r := sync.classifyPod(p, isAdopted(p), view.expectedRemovals); r.tracked {
 				records = append(records, r)
 			}
 		}
@@ -205,7 +205,7 @@ func (x *syncState) releaseCandidates(v *podView, ip indexProgress, finish *batc
 	return out
 }
 
-func (x *syncState) releaseReason(r *podRecord, finish *batchv1.JobCondition) string {
+func (sync *syncState) releaseReason(r *podRecord, finish *batchv1.JobCondition) string {
 	switch {
 	case r.succeeded:
 		return "the pod succeeded and is counted"
@@ -219,7 +219,7 @@ func (x *syncState) releaseReason(r *podRecord, finish *batchv1.JobCondition) st
 		default:
 			return fmt.Sprintf("the pod failed and is counted: podFailurePolicy rule %d %s", v.rule, v.action)
 		}
-	case x.job.DeletionTimestamp != nil:
+	case sync.job.DeletionTimestamp != nil:
 		return "the Job is being deleted"
 	case finish != nil && finish.Type == batchv1.JobFailed:
 		return "the Job is failing: the pod counts as failed"
@@ -270,39 +270,39 @@ func partitionUIDs(uids []types.UID, keep map[types.UID]bool) ([]types.UID, int)
 
 // enactFinished adds the terminal condition finish once no pod remains
 // uncounted or terminating, and reports whether it did.
-func (x *syncState) enactFinished(finish *batchv1.JobCondition, terminating int32) bool {
+func (sync *syncState) enactFinished(finish *batchv1.JobCondition, terminating int32) bool {
 	if finish == nil {
 		return false
 	}
-	u := x.st.UncountedTerminatedPods
+	u := sync.st.UncountedTerminatedPods
 	if n := len(u.Succeeded) + len(u.Failed); n > 0 {
-		x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("the Job is not yet %s: %s still uncounted", finish.Type, count(n, "pod is", "pods are")))
+		sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("the Job is not yet %s: %s still uncounted", finish.Type, count(n, "pod is", "pods are")))
 		return false
 	}
 	if terminating > 0 {
-		x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("the Job is not yet %s: %s still terminating", finish.Type, count(int(terminating), "pod is", "pods are")))
+		sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("the Job is not yet %s: %s still terminating", finish.Type, count(int(terminating), "pod is", "pods are")))
 		return false
 	}
 	f := finish
-	x.st.Conditions, _ = setCondition(x.st.Conditions, f.Type, f.Status, f.Reason, f.Message, x.now)
+	sync.st.Conditions, _ = setCondition(sync.st.Conditions, f.Type, f.Status, f.Reason, f.Message, sync.now)
 	if f.Type == batchv1.JobComplete {
 		t := f.LastTransitionTime
-		x.st.CompletionTime = &t
+		sync.st.CompletionTime = &t
 	}
 	return true
 }
 
 // recordFinished adds the events upstream records when a Job finishes with
 // condition f.
-func (x *syncState) recordFinished(f *batchv1.JobCondition) {
+func (sync *syncState) recordFinished(f *batchv1.JobCondition) {
 	if f.Type == batchv1.JobComplete {
-		if c := x.job.Spec.Completions; c != nil && x.st.Succeeded > *c {
-			x.plan.Events = append(x.plan.Events, Event{corev1.EventTypeWarning, "TooManySucceededPods", "Too many succeeded pods running after completion count reached"})
+		if c := sync.job.Spec.Completions; c != nil && sync.st.Succeeded > *c {
+			sync.plan.Events = append(sync.plan.Events, Event{corev1.EventTypeWarning, "TooManySucceededPods", "Too many succeeded pods running after completion count reached"})
 		}
-		x.plan.Events = append(x.plan.Events, Event{corev1.EventTypeNormal, "Completed", "Job completed"})
+		sync.plan.Events = append(sync.plan.Events, Event{corev1.EventTypeNormal, "Completed", "Job completed"})
 		return
 	}
-	x.plan.Events = append(x.plan.Events, Event{corev1.EventTypeWarning, f.Reason, f.Message})
+	sync.plan.Events = append(sync.plan.Events, Event{corev1.EventTypeWarning, f.Reason, f.Message})
 }
 
 func equalStringPtr(a, b *string) bool {

@@ -41,8 +41,8 @@ func gangCandidate(job *batchv1.Job) bool {
 //   - PodGroups are the Workload's when spec.podGroupTemplateRef names it.
 //     None: one is created from the Workload's template. One: used if the
 //     Job controls it. Several: fall back.
-func (x *syncState) ensureWorkload(workloads []*schedulingv1alpha2.Workload, podGroups []*schedulingv1alpha2.PodGroup, v *podView) (podGroup string) {
-	job := x.job
+func (sync *syncState) ensureWorkload(workloads []*schedulingv1alpha2.Workload, podGroups []*schedulingv1alpha2.PodGroup, view *podView) (podGroup string) {
+	job := sync.job
 	var matched []*schedulingv1alpha2.Workload
 	for _, wl := range workloads {
 		if wl != nil && wl.Namespace == job.Namespace && workloadNamesJob(wl, job.Name) {
@@ -52,25 +52,25 @@ func (x *syncState) ensureWorkload(workloads []*schedulingv1alpha2.Workload, pod
 	var wl *schedulingv1alpha2.Workload
 	switch len(matched) {
 	case 0:
-		if !x.neverStarted(v) {
-			x.plan.Notes = append(x.plan.Notes, "no Workload is created: the Job has started already (WorkloadWithJob applies to new Jobs only)")
+		if !sync.neverStarted(view) {
+			sync.plan.Notes = append(sync.plan.Notes, "no Workload is created: the Job has started already (WorkloadWithJob applies to new Jobs only)")
 			return ""
 		}
 		wl = newWorkload(job)
-		x.plan.WorkloadCreation = wl
-		x.plan.Events = append(x.plan.Events, Event{corev1.EventTypeNormal, "WorkloadCreated", fmt.Sprintf("Created Workload %s for Job %s", wl.Name, job.Name)})
+		sync.plan.WorkloadCreation = wl
+		sync.plan.Events = append(sync.plan.Events, Event{corev1.EventTypeNormal, "WorkloadCreated", fmt.Sprintf("Created Workload %s for Job %s", wl.Name, job.Name)})
 	case 1:
 		wl = matched[0]
 		if !controlledBy(wl.OwnerReferences, job) {
-			x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("default scheduling: Workload %s is not controlled by the Job", wl.Name))
+			sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("default scheduling: Workload %s is not controlled by the Job", wl.Name))
 			return ""
 		}
 		if n := len(wl.Spec.PodGroupTemplates); n != 1 {
-			x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("default scheduling: Workload %s has %d PodGroupTemplates, not 1", wl.Name, n))
+			sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("default scheduling: Workload %s has %d PodGroupTemplates, not 1", wl.Name, n))
 			return ""
 		}
 	default:
-		x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("default scheduling: %d Workloads refer to the Job", len(matched)))
+		sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("default scheduling: %d Workloads refer to the Job", len(matched)))
 		return ""
 	}
 
@@ -83,16 +83,16 @@ func (x *syncState) ensureWorkload(workloads []*schedulingv1alpha2.Workload, pod
 	switch len(groups) {
 	case 0:
 		pg := newPodGroup(job, wl)
-		x.plan.PodGroupCreation = pg
+		sync.plan.PodGroupCreation = pg
 		return pg.Name
 	case 1:
 		if !controlledBy(groups[0].OwnerReferences, job) {
-			x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("default scheduling: PodGroup %s is not controlled by the Job", groups[0].Name))
+			sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("default scheduling: PodGroup %s is not controlled by the Job", groups[0].Name))
 			return ""
 		}
 		return groups[0].Name
 	default:
-		x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("default scheduling: %d PodGroups refer to Workload %s", len(groups), wl.Name))
+		sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("default scheduling: %d PodGroups refer to Workload %s", len(groups), wl.Name))
 	}
 	return ""
 }
@@ -101,9 +101,9 @@ func (x *syncState) ensureWorkload(workloads []*schedulingv1alpha2.Workload, pod
 // claiming), no startTime, no finished pods counted, and no Suspended
 // condition (suspension clears startTime, so a Job suspended early would
 // otherwise look new).
-func (x *syncState) neverStarted(v *podView) bool {
-	st := &x.job.Status
-	if len(v.pods) != 0 || st.StartTime != nil || st.Succeeded != 0 || st.Failed != 0 {
+func (sync *syncState) neverStarted(view *podView) bool {
+	st := &sync.job.Status
+	if len(view.pods) != 0 || st.StartTime != nil || st.Succeeded != 0 || st.Failed != 0 {
 		return false
 	}
 	for _, c := range st.Conditions {
