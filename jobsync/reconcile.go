@@ -82,7 +82,10 @@ func Reconcile(s Snapshot, opts Options) (Plan, error) {
 		}
 	}
 
-	needsWrite := sync.setPodCounts(pods) || suspendChanged
+	needsWrite := sync.setPodCounts(pods) || suspendChanged // state.go
+
+	// The write-ahead accounting, the status writes and the terminal
+	// condition.
 	if err := sync.track(view, progress, finish, pods.terminating, counts.backoff, needsWrite); err != nil { // tracking.go
 		return Plan{}, err
 	}
