@@ -55,11 +55,11 @@ func (sync *syncState) newlyFinished(view *podView) (succeeded, failed []*corev1
 		}
 		if r.succeeded {
 			if !view.uncountedSucceeded[r.pod.UID] {
-				succeeded = append(succeeded, r.pod)
+				succeeded = appendDoubling(succeeded, r.pod)
 			}
 		} else if r.failed && !view.uncountedFailed[r.pod.UID] {
-			failed = append(failed, r.pod)
-			if r.verdict.counts() {
+			failed = appendDoubling(failed, r.pod)
+			if r.verdict().counts() {
 				failedCounting++
 			}
 		}

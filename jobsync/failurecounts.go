@@ -46,7 +46,7 @@ func replacementFailureCounts(failed *podRecord) (count, ignored int32) {
 		return 0, 0
 	}
 	count, ignored = failureCount(failed.pod), ignoredFailureCount(failed.pod)
-	if failed.verdict.counts() {
+	if failed.verdict().counts() {
 		count = saturatingInc(count)
 	} else {
 		ignored = saturatingInc(ignored)

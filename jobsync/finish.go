@@ -77,7 +77,7 @@ func (sync *syncState) failJobMessage(view *podView) (string, bool) {
 	var first *podRecord
 	for i := range view.finishedOrDeleting {
 		r := &view.finishedOrDeleting[i]
-		if !r.failed || r.verdict.action != batchv1.PodFailurePolicyActionFailJob {
+		if !r.failed || r.verdict().action != batchv1.PodFailurePolicyActionFailJob {
 			continue
 		}
 		if first == nil || sync.listingCompare(r, first) < 0 {
@@ -87,7 +87,7 @@ func (sync *syncState) failJobMessage(view *podView) (string, bool) {
 	if first == nil {
 		return "", false
 	}
-	return first.verdict.failJobMessage, true
+	return first.verdict().failJobMessage, true
 }
 
 // pastBackoffLimitOnFailure applies to restartPolicy OnFailure, where

@@ -79,9 +79,9 @@ func (sync *syncState) failsIndex(r *podRecord) bool {
 	switch {
 	case !r.failed:
 		return false
-	case r.verdict.action == batchv1.PodFailurePolicyActionFailIndex:
+	case r.verdict().action == batchv1.PodFailurePolicyActionFailIndex:
 		return true
-	case !r.verdict.counts():
+	case !r.verdict().counts():
 		return false
 	}
 	return failureCount(r.pod) >= *sync.job.Spec.BackoffLimitPerIndex

@@ -60,67 +60,27 @@ func sortClaims(cs []PodClaim) {
 	})
 }
 
-// podQueue hands out pod records in canonical order (compareKeyed), one at
-// a time, for loops that may stop early: the uncounted-pods cap stops the
+// podQueue hands out pod records in canonical order (compareRecords), one
+// at a time, for loops that may stop early: the uncounted-pods cap stops the
 // release of finished pods after 500, however many there are. Building it
-// costs O(n), each pop O(log n); a short list is simply sorted. The keys
-// are copied out of the records, so that comparisons read no pod but for
-// ties.
+// costs O(n), each pop O(log n); a short list is simply sorted. The records
+// hold the keys, so that comparisons read no pod but for ties.
 type podQueue struct {
-	items  []keyedPod // sorted, or a min-heap
+	items  []*podRecord // sorted, or a min-heap
 	sorted bool
 	next   int
 }
 
-// keyedPod is a pod with the keys of the canonical order that cost a lookup:
-// its completion index (indexes.Unknown outside Indexed Jobs) and whether it
-// is adopted; r is its record, when it has one.
-type keyedPod struct {
-	ix      int
-	adopted bool
-	p       *corev1.Pod
-	r       *podRecord
-}
-
-// keyed reads the keys of an active pod, which has no record.
-func (sync *syncState) keyed(p *corev1.Pod) keyedPod {
-	k := keyedPod{ix: indexes.Unknown, adopted: isAdopted(p), p: p}
-	if sync.indexed {
-		k.ix = indexes.Of(p.Annotations)
-	}
-	return k
-}
-
+// newPodQueue makes a queue of records, which it reorders in place.
 func newPodQueue(records []*podRecord) *podQueue {
-	items := make([]keyedPod, len(records))
-	for i, r := range records {
-		items[i] = keyedPod{ix: r.index, adopted: r.adopted, p: r.pod, r: r}
-	}
-	q := &podQueue{items: items}
-	if len(items) <= 512 {
-		slices.SortFunc(items, compareKeyed)
+	q := &podQueue{items: records}
+	if len(records) <= 512 {
+		slices.SortFunc(records, compareRecords)
 		q.sorted = true
 		return q
 	}
-	heap.Init(items, compareKeyed)
+	heap.Init(records, compareRecords)
 	return q
-}
-
-// compareKeyed is the canonical order of pods, for the steps where
-// upstream's order is that of its informer cache. Upstream lists the pods
-// the Job controls before the orphans it adopts (two lookups in its pod
-// index), each group in an arbitrary order, and sorts Indexed Jobs' pods by
-// completion index before it records finished ones. So: by completion index
-// for Indexed Jobs, then the Job's own pods before adopted ones, then
-// creation time, name and UID.
-func compareKeyed(a, b keyedPod) int {
-	if c := cmp.Compare(a.ix, b.ix); c != 0 {
-		return c
-	}
-	if c := compareAdopted(a.adopted, b.adopted); c != 0 {
-		return c
-	}
-	return compareByAge(a.p, b.p)
 }
 
 // pop returns the next record in order, or nil when there is none.
@@ -130,17 +90,62 @@ func (q *podQueue) pop() *podRecord {
 			return nil
 		}
 		q.next++
-		return q.items[q.next-1].r
+		return q.items[q.next-1]
 	}
 	n := len(q.items)
 	if n == 0 {
 		return nil
 	}
-	r := q.items[0].r
+	r := q.items[0]
 	q.items[0] = q.items[n-1]
 	q.items = q.items[:n-1]
-	heap.Down(q.items, 0, compareKeyed)
+	heap.Down(q.items, 0, compareRecords)
 	return r
+}
+
+// compareRecords is compareCanonical for pods with records.
+func compareRecords(a, b *podRecord) int {
+	return compareCanonical(a.index, a.adopted, a.pod, b.index, b.adopted, b.pod)
+}
+
+// keyedPod is an active pod (which has no record) with the keys of the
+// canonical order that cost a lookup: its completion index (indexes.Unknown
+// outside Indexed Jobs) and whether it is adopted.
+type keyedPod struct {
+	ix      int
+	adopted bool
+	p       *corev1.Pod
+}
+
+// keyed reads the keys of an active pod.
+func (sync *syncState) keyed(p *corev1.Pod) keyedPod {
+	k := keyedPod{ix: indexes.Unknown, adopted: isAdopted(p), p: p}
+	if sync.indexed {
+		k.ix = indexes.Of(p.Annotations)
+	}
+	return k
+}
+
+// compareKeyed is compareCanonical for keyed pods.
+func compareKeyed(a, b keyedPod) int {
+	return compareCanonical(a.ix, a.adopted, a.p, b.ix, b.adopted, b.p)
+}
+
+// compareCanonical is the canonical order of pods, for the steps where
+// upstream's order is that of its informer cache. Upstream lists the pods
+// the Job controls before the orphans it adopts (two lookups in its pod
+// index), each group in an arbitrary order, and sorts Indexed Jobs' pods by
+// completion index before it records finished ones. So: by completion index
+// for Indexed Jobs, then the Job's own pods before adopted ones, then
+// creation time, name and UID.
+func compareCanonical(aIndex int, aAdopted bool, a *corev1.Pod, bIndex int, bAdopted bool, b *corev1.Pod) int {
+	if c := cmp.Compare(aIndex, bIndex); c != 0 {
+		return c
+	}
+	if c := compareAdopted(aAdopted, bAdopted); c != 0 {
+		return c
+	}
+	return compareByAge(a, b)
 }
 
 // sortedForPlan returns pods in canonical order, for plan steps whose order

@@ -27,13 +27,25 @@ type podRecord struct {
 	// replaced. terminating is being deleted without a terminal phase.
 	succeeded, failed, terminating bool
 	// finalizer says the pod carries the tracking finalizer; tracked that
-	// it does and its removal is not expected already (see tracked).
+	// it does and no removal of it is pending (in the expectations).
 	finalizer, tracked bool
 	// adopted says the pod is an orphan the Job adopts in this sync.
 	adopted bool
-	// verdict is the pod failure policy's verdict on the pod (rule -1
-	// without a policy, and for succeeded pods, which no rule applies to).
-	verdict failureVerdict
+	// policyVerdict is the pod failure policy's verdict on the pod, nil
+	// without a policy and for succeeded pods, which no rule applies to
+	// (see verdict). A pointer keeps the record small: the steps of a long
+	// Job hold thousands, and every byte allocated per sync is paid again
+	// by the garbage collector.
+	policyVerdict *failureVerdict
+}
+
+// verdict returns the pod failure policy's verdict on the pod: no match
+// (rule -1) when there is no policy or the pod succeeded.
+func (r *podRecord) verdict() failureVerdict {
+	if r.policyVerdict == nil {
+		return failureVerdict{rule: -1}
+	}
+	return *r.policyVerdict
 }
 
 // classifyPod reads into a record what the steps after the scan need of a
@@ -47,7 +59,6 @@ func (sync *syncState) classifyPod(p *corev1.Pod, adopted bool, expectedRemovals
 		terminating: p.DeletionTimestamp != nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed,
 		finalizer:   hasFinalizer(p, sync.opts.TrackingFinalizer),
 		adopted:     adopted,
-		verdict:     failureVerdict{rule: -1},
 	}
 	r.tracked = r.finalizer && !expectedRemovals.Has(p.UID)
 	if sync.indexed {
@@ -57,7 +68,8 @@ func (sync *syncState) classifyPod(p *corev1.Pod, adopted bool, expectedRemovals
 	if policy := sync.job.Spec.PodFailurePolicy; policy != nil && !r.succeeded {
 		// Upstream matches the policy against failed pods, and, once the
 		// Job is failing, against every pod it then counts as failed.
-		r.verdict = matchFailurePolicy(policy, p)
+		v := matchFailurePolicy(policy, p)
+		r.policyVerdict = &v
 	}
 	return r
 }

@@ -29,15 +29,17 @@ func Reconcile(s Snapshot, opts Options) (Plan, error) {
 	if err := checkJob(job); err != nil { // input.go
 		return Plan{}, err
 	}
-	sync := newSyncState(s, opts, &plan) // state.go
+	state := newSyncState(s, opts, &plan) // state.go
+	sync := &state
 	st := sync.st
 
 	// The steps, in upstream's order; each takes what it reads and returns
 	// what it decides. They add to the status copy and the plan as they go.
-	view, err := sync.scan(s.Pods, s.Expectations) // scan.go
+	scanned, err := sync.scan(s.Pods, s.Expectations) // scan.go
 	if err != nil {
 		return Plan{}, err
 	}
+	view := &scanned
 	var podGroup string
 	if opts.WorkloadWithJob && gangCandidate(job) {
 		// Before any pod is managed, so that new pods can join the group.
@@ -82,7 +84,10 @@ func Reconcile(s Snapshot, opts Options) (Plan, error) {
 		}
 	}
 
-	needsWrite := sync.setPodCounts(pods) || suspendChanged
+	needsWrite := sync.setPodCounts(pods) || suspendChanged // state.go
+
+	// The write-ahead accounting, the status writes and the terminal
+	// condition.
 	if err := sync.track(view, progress, finish, pods.terminating, counts.backoff, needsWrite); err != nil { // tracking.go
 		return Plan{}, err
 	}

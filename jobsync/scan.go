@@ -33,11 +33,11 @@ import (
 // is used to count: among pods that are terminal or being deleted and carry
 // the tracking finalizer. Elsewhere the check would cost a set of every UID
 // on every sync, and no informer produces such input.
-func (sync *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) (*podView, error) {
+func (sync *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) (podView, error) {
 	job := sync.job
 	match := newLabelMatcher(job.Spec.Selector)
 	deleting := job.DeletionTimestamp != nil
-	view := &podView{expectedRemovals: exp.FinalizerRemovals}
+	view := podView{expectedRemovals: exp.FinalizerRemovals}
 	view.uncountedSucceeded = uidSet(sync.st.UncountedTerminatedPods.Succeeded)
 	view.uncountedFailed = uidSet(sync.st.UncountedTerminatedPods.Failed)
 	if sync.indexed {
@@ -59,9 +59,9 @@ func (sync *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) (*
 		if p == nil {
 			// A repeated UID earlier in the list is reported first.
 			if err := repeatedUID(all, counted); err != nil {
-				return nil, err
+				return podView{}, err
 			}
-			return nil, inputErr(fmt.Sprintf("pods[%d]", i), nil, "is nil")
+			return podView{}, inputErr(fmt.Sprintf("pods[%d]", i), nil, "is nil")
 		}
 		keep := false
 		ref := controllerOf(p)
@@ -116,16 +116,16 @@ func (sync *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) (*
 			view.counts.terminating++
 		}
 		if hasFinalizer(p, sync.opts.TrackingFinalizer) {
-			counted = append(counted, i)
+			counted = appendDoubling(counted, i)
 		} else if terminal && !keepUntracked {
 			// Counted and released long ago: nothing but a FailJob rule
 			// reads it again (see keepUntracked).
 			continue
 		}
-		view.finishedOrDeleting = append(view.finishedOrDeleting, sync.classifyPod(p, ref == nil, exp.FinalizerRemovals))
+		view.finishedOrDeleting = appendDoubling(view.finishedOrDeleting, sync.classifyPod(p, ref == nil, exp.FinalizerRemovals))
 	}
 	if err := repeatedUID(all, counted); err != nil {
-		return nil, err
+		return podView{}, err
 	}
 	sortClaims(sync.plan.Releases)
 	sortClaims(sync.plan.Adoptions)

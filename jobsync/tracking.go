@@ -81,7 +81,7 @@ func (sync *syncState) track(view *podView, progress indexProgress, finish *batc
 			// The index is read only for Indexed Jobs: a work-queue Job
 			// has no completions to check it against, and its pods may
 			// carry the annotation from their template.
-			if !view.uncountedFailed[uid] && (!sync.indexed || r.validIndex) && r.verdict.counts() {
+			if !view.uncountedFailed[uid] && (!sync.indexed || r.validIndex) && r.verdict().counts() {
 				uncounted.Failed = append(uncounted.Failed, uid)
 				needsWrite = true
 			}
@@ -168,7 +168,7 @@ func (sync *syncState) track(view *podView, progress indexProgress, finish *batc
 // must wait for its replacement to carry the index failure count.
 func (sync *syncState) releaseCandidates(view *podView, progress indexProgress, finish *batchv1.JobCondition) []*podRecord {
 	all := sync.job.DeletionTimestamp != nil || finish != nil
-	var out []*podRecord
+	out := make([]*podRecord, 0, len(view.finishedOrDeleting))
 	for i := range view.finishedOrDeleting {
 		r := &view.finishedOrDeleting[i]
 		if !r.tracked {
@@ -210,7 +210,7 @@ func (sync *syncState) releaseReason(r *podRecord, finish *batchv1.JobCondition)
 	case r.succeeded:
 		return "the pod succeeded and is counted"
 	case r.failed:
-		v := r.verdict
+		v := r.verdict()
 		switch {
 		case v.rule < 0:
 			return "the pod failed and is counted"
