@@ -71,7 +71,7 @@ func FuzzDifferential(f *testing.F) {
 		case strings.Contains(v.Upstream.Error, "upstream syncJob panicked"):
 			return // upstream's own panic
 		}
-		if !v.OK() && !allowed(v.Class()) {
+		if !v.OK() && !allowed(v) {
 			t.Fatalf("upstream and the library differ (%s):\n%s", v.Class(), report(v))
 		}
 	})
@@ -89,7 +89,7 @@ func reconcileRecovering(t *testing.T, s jobsync.Snapshot) (plan jobsync.Plan, e
 	return jobsync.Reconcile(s, jobsync.Options{})
 }
 
-func loadAllowed(f *testing.F) func(string) bool {
+func loadAllowed(f *testing.F) func(harness.Verdict) bool {
 	devs, err := harness.LoadDeviations("DEVIATIONS.md")
 	if err != nil {
 		f.Fatal(err)

@@ -20,15 +20,16 @@ const (
 
 // addCreation adds one pod creation to the plan, for completion index ix
 // (indexes.Unknown outside Indexed Jobs), and counts the pod as active.
-func (x *syncState) addCreation(ix int, reason string) {
-	pod := x.newPod(ix)
-	c := PodCreation{Pod: pod, Reason: reason}
+// podGroup and lastFailure are newPod's.
+func (sync *syncState) addCreation(c *podCounts, ix int, reason, podGroup string, lastFailure *podRecord) {
+	pod := sync.newPod(ix, podGroup, lastFailure)
+	creation := PodCreation{Pod: pod, Reason: reason}
 	if ix != indexes.Unknown {
 		v := ix
-		c.CompletionIndex = &v
+		creation.CompletionIndex = &v
 	}
-	x.plan.Creations = append(x.plan.Creations, c)
-	x.activeCount++
+	sync.plan.Creations = append(sync.plan.Creations, creation)
+	c.active++
 }
 
 // newPod builds the pod upstream creates from the Job's template: the
@@ -37,9 +38,11 @@ func (x *syncState) addCreation(ix int, reason string) {
 // Indexed pod also gets its index as annotation and label, the hostname
 // "<job>-<index>", generateName "<job>-<index>-", JOB_COMPLETION_INDEX in
 // every container and init container, and with backoffLimitPerIndex the
-// failure counts of its index.
-func (x *syncState) newPod(ix int) *corev1.Pod {
-	job := x.job
+// failure counts of its index, one more than lastFailure's (the index's
+// last failed pod, nil for none). podGroup, when not empty, is the
+// PodGroup the pod joins (WorkloadWithJob).
+func (sync *syncState) newPod(ix int, podGroup string, lastFailure *podRecord) *corev1.Pod {
+	job := sync.job
 	tmpl := &job.Spec.Template
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
@@ -58,15 +61,15 @@ func (x *syncState) newPod(ix int) *corev1.Pod {
 	for k, v := range tmpl.Annotations {
 		pod.Annotations[k] = v
 	}
-	if !hasFinalizer(pod, x.opts.TrackingFinalizer) {
-		pod.Finalizers = append(pod.Finalizers, x.opts.TrackingFinalizer)
+	if !hasFinalizer(pod, sync.opts.TrackingFinalizer) {
+		pod.Finalizers = append(pod.Finalizers, sync.opts.TrackingFinalizer)
 	}
-	if x.podGroup != "" {
+	if podGroup != "" {
 		// Upstream also puts an owner reference to the PodGroup on the
 		// template it creates pods from, but its pod factory copies no
 		// owner references from a template: the pods it creates carry the
 		// Job's controller reference only, and so do these.
-		name := x.podGroup
+		name := podGroup
 		pod.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: &name}
 	}
 	if ix == indexes.Unknown {
@@ -83,8 +86,8 @@ func (x *syncState) newPod(ix int) *corev1.Pod {
 	pod.Labels[batchv1.JobCompletionIndexAnnotation] = s
 	pod.Spec.Hostname = fmt.Sprintf("%s-%d", job.Name, ix)
 	pod.GenerateName = indexedGenerateName(job.Name, ix)
-	if x.perIndex {
-		count, ignored := x.replacementFailureCounts(x.delayedRemoval[ix])
+	if sync.perIndex {
+		count, ignored := replacementFailureCounts(lastFailure)
 		pod.Annotations[batchv1.JobIndexFailureCountAnnotation] = strconv.Itoa(int(count))
 		if ignored > 0 {
 			pod.Annotations[batchv1.JobIndexIgnoredFailureCountAnnotation] = strconv.Itoa(int(ignored))

@@ -28,48 +28,18 @@ const (
 // Default returns a deep copy of job as the v1.36 API server would store it
 // (feature gates at their defaults), so that a hand-written or generated Job
 // can be given to Reconcile. A nil job gives nil; job itself is never
-// modified.
+// modified. Status, generation and the rest of the metadata are kept as
+// given, so Default also suits a Job already read from a cluster, on which
+// it changes nothing.
 //
-// It fills in what batch/v1 defaulting fills in when a field is unset:
-//
-//   - spec.completions and spec.parallelism: both 1 when both are unset;
-//     otherwise parallelism 1 when unset, and completions stays unset;
-//   - spec.backoffLimit: 6, or math.MaxInt32 when spec.backoffLimitPerIndex
-//     is set;
-//   - spec.completionMode: NonIndexed;
-//   - spec.suspend and spec.manualSelector: false;
-//   - spec.podReplacementPolicy: Failed when spec.podFailurePolicy is set,
-//     TerminatingOrFailed otherwise;
-//   - the status of each podFailurePolicy onPodConditions pattern: True.
-//
-// Unless spec.manualSelector is true it then does what the API server does
-// to a Job it creates: the pod template gets the labels
-// batch.kubernetes.io/controller-uid and controller-uid (the Job's UID) and
-// batch.kubernetes.io/job-name and job-name (the Job's name), each only
-// where the template has no such label already, and the selector gets
-// matchLabels batch.kubernetes.io/controller-uid = UID unless that key is
-// already there. Conflicting values the caller set are kept, as upstream
-// keeps them, for Validate to report.
-//
-// The API server always assigns metadata.uid before this step. A Job without
-// a UID is left without the generated selector and labels, none of them,
-// rather than being given a selector on an empty UID that would match the
-// pods of every other UID-less Job; Validate then reports metadata.uid and
-// spec.selector as required. Set a UID (and keep it stable) before calling
-// Default.
-//
-// Last, when the Job has no labels of its own and its pod template has a
-// label map, the Job gets a copy of the template's labels, generated ones
-// included: this is what a Job read back from the API server shows.
-//
-// Default leaves the pod template's spec alone. The API server's pod-spec
-// defaults (dnsPolicy, schedulerName, terminationGracePeriodSeconds,
-// securityContext, container defaults) play no part in the Job controller's
-// decisions. Its restartPolicy default, Always, is one that Job validation
-// rejects exactly as it rejects an empty one, so an unset restartPolicy
-// stays unset here and Validate reports it as required. Status, generation
-// and the rest of the metadata are kept as given, so Default also suits a
-// Job already read from a cluster, on which it changes nothing.
+// The steps are in this file, in the order they run, each documenting what
+// it sets: defaultJobSpec (the batch/v1 defaults of unset spec fields),
+// generateSelectorFromUID (the generated template labels and selector,
+// unless spec.manualSelector is true, and only for a Job with a UID: set
+// one, and keep it stable, before calling Default), and last the Job's
+// labels copied from its template when it has none, as a Job read back from
+// the API server shows. The pod template's spec is left alone (see
+// defaultJobSpec for why).
 func Default(job *batchv1.Job) *batchv1.Job {
 	if job == nil {
 		return nil
@@ -86,7 +56,23 @@ func Default(job *batchv1.Job) *batchv1.Job {
 }
 
 // defaultJobSpec sets the unset fields of spec that batch/v1 defaulting
-// sets. It leaves every field already set as it is.
+// sets, and leaves every field already set as it is:
+//
+//   - completions and parallelism: both 1 when both are unset; otherwise
+//     parallelism 1 when unset, and completions stays unset;
+//   - backoffLimit: 6, or math.MaxInt32 when backoffLimitPerIndex is set;
+//   - completionMode: NonIndexed;
+//   - suspend and manualSelector: false;
+//   - podReplacementPolicy: Failed when podFailurePolicy is set,
+//     TerminatingOrFailed otherwise;
+//   - the status of each podFailurePolicy onPodConditions pattern: True.
+//
+// It leaves the pod template's spec alone: the API server's pod-spec
+// defaults (dnsPolicy, schedulerName, terminationGracePeriodSeconds,
+// securityContext, container defaults) play no part in the Job
+// controller's decisions, and its restartPolicy default, Always, is one
+// that Job validation rejects exactly as it rejects an empty one, so an
+// unset restartPolicy stays unset and Validate reports it as required.
 func defaultJobSpec(spec *batchv1.JobSpec) {
 	if spec.Completions == nil && spec.Parallelism == nil {
 		spec.Completions = newInt32(1)
@@ -131,7 +117,17 @@ func defaultJobSpec(spec *batchv1.JobSpec) {
 }
 
 // generateSelectorFromUID gives job the template labels and selector that
-// tie its pods to it alone. job is a private copy with a non-empty UID.
+// tie its pods to it alone, as the API server does to a Job it creates: the
+// template gets batch.kubernetes.io/controller-uid and controller-uid (the
+// UID) and batch.kubernetes.io/job-name and job-name (the name), each only
+// where it has no such label already, and the selector gets matchLabels
+// batch.kubernetes.io/controller-uid = UID unless that key is there.
+// Conflicting values the caller set are kept, as upstream keeps them, for
+// Validate to report. job is a private copy with a non-empty UID: the API
+// server always assigns one before this step, and a Job without one is
+// left without any generated label or selector (a selector on an empty UID
+// would match the pods of every other UID-less Job), for Validate to report
+// metadata.uid and spec.selector as required.
 func generateSelectorFromUID(job *batchv1.Job) {
 	tmpl := &job.Spec.Template
 	if tmpl.Labels == nil {

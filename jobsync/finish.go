@@ -21,79 +21,73 @@ import (
 //  7. for Indexed Jobs, a successPolicy rule met.
 //
 // Reaching the completions (success without a policy) is decided later, after
-// pod management.
-func (x *syncState) decideFinish() {
-	job := x.job
-	if c := findCondition(x.st.Conditions, batchv1.JobSuccessCriteriaMet); c != nil && c.Status == corev1.ConditionTrue {
-		x.finished = c.DeepCopy()
+// pod management (completionsReached). The result is the condition the Job
+// is heading to, nil when it is not finishing.
+func (sync *syncState) decideFinish(view *podView, counts finishedCounts, progress indexProgress) *batchv1.JobCondition {
+	job := sync.job
+	var finish *batchv1.JobCondition
+	if c := findCondition(sync.st.Conditions, batchv1.JobSuccessCriteriaMet); c != nil && c.Status == corev1.ConditionTrue {
+		finish = c.DeepCopy()
 	}
-	if x.finished == nil {
-		if c := findCondition(x.st.Conditions, batchv1.JobFailureTarget); c != nil && c.Status == corev1.ConditionTrue {
-			x.finished = newCondition(batchv1.JobFailed, c.Reason, c.Message, x.now)
-		} else if msg, ok := x.failJobMessage(); ok {
-			x.finished = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonPodFailurePolicy, msg, x.now)
+	if finish == nil {
+		if c := findCondition(sync.st.Conditions, batchv1.JobFailureTarget); c != nil && c.Status == corev1.ConditionTrue {
+			finish = newCondition(batchv1.JobFailed, c.Reason, c.Message, sync.now)
+		} else if msg, ok := sync.failJobMessage(view); ok {
+			finish = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonPodFailurePolicy, msg, sync.now)
 		}
 	}
-	if x.finished == nil {
+	if finish == nil {
 		switch {
-		case x.failed > *job.Spec.BackoffLimit || x.pastBackoffLimitOnFailure():
-			x.finished = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonBackoffLimitExceeded, msgBackoffLimitExceeded, x.now)
-		case x.pastDeadline():
-			x.finished = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonDeadlineExceeded, msgDeadlineExceeded, x.now)
-		case job.Spec.ActiveDeadlineSeconds != nil && !x.suspended:
-			left := time.Duration(*job.Spec.ActiveDeadlineSeconds)*time.Second - x.now.Sub(x.st.StartTime.Time)
-			x.requeue(left, false)
-			x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("the active deadline passes in %v", left))
+		case counts.failed > *job.Spec.BackoffLimit || sync.pastBackoffLimitOnFailure(view):
+			finish = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonBackoffLimitExceeded, msgBackoffLimitExceeded, sync.now)
+		case sync.pastDeadline():
+			finish = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonDeadlineExceeded, msgDeadlineExceeded, sync.now)
+		case job.Spec.ActiveDeadlineSeconds != nil && !sync.suspended:
+			left := time.Duration(*job.Spec.ActiveDeadlineSeconds)*time.Second - sync.now.Sub(sync.st.StartTime.Time)
+			sync.requeue(left, false)
+			sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("the active deadline passes in %v", left))
 		}
 	}
-	if !x.indexed {
-		return
+	if !sync.indexed {
+		return finish
 	}
-	completions := int(*job.Spec.Completions)
-	x.computeSucceededIndexes()
-	x.succeeded = int32(x.succeededIndexes.Total())
-	if x.perIndex {
-		x.computeFailedIndexes()
-		failed := x.failedIndexes.Total()
-		if x.finished == nil {
-			if job.Spec.MaxFailedIndexes != nil && failed > int(*job.Spec.MaxFailedIndexes) {
-				x.finished = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonMaxFailedIndexesExceeded, msgMaxFailedIndexes, x.now)
-			} else if failed > 0 && failed+x.succeededIndexes.Total() >= completions {
-				x.finished = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonFailedIndexes, msgFailedIndexes, x.now)
-			}
-		}
-		x.computeDelayedRemovals()
-	}
-	if x.finished == nil {
-		if msg, ok := matchSuccessPolicy(job.Spec.SuccessPolicy, *job.Spec.Completions, x.succeededIndexes); ok {
-			x.finished = newCondition(batchv1.JobSuccessCriteriaMet, batchv1.JobReasonSuccessPolicy, msg, x.now)
+	if finish == nil && sync.perIndex {
+		failed := progress.failed.Total()
+		if job.Spec.MaxFailedIndexes != nil && failed > int(*job.Spec.MaxFailedIndexes) {
+			finish = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonMaxFailedIndexesExceeded, msgMaxFailedIndexes, sync.now)
+		} else if failed > 0 && failed+progress.succeeded.Total() >= int(*job.Spec.Completions) {
+			finish = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonFailedIndexes, msgFailedIndexes, sync.now)
 		}
 	}
+	if finish == nil {
+		if msg, ok := matchSuccessPolicy(job.Spec.SuccessPolicy, *job.Spec.Completions, progress.succeeded); ok {
+			finish = newCondition(batchv1.JobSuccessCriteriaMet, batchv1.JobReasonSuccessPolicy, msg, sync.now)
+		}
+	}
+	return finish
 }
 
 // failJobMessage finds a failed pod that a FailJob rule matches and returns
 // the FailureTarget message naming it. Upstream takes the first such pod in
 // its cache's order; here it is the first in canonical order.
-func (x *syncState) failJobMessage() (string, bool) {
-	policy := x.job.Spec.PodFailurePolicy
-	if policy == nil {
+func (sync *syncState) failJobMessage(view *podView) (string, bool) {
+	if sync.job.Spec.PodFailurePolicy == nil {
 		return "", false
 	}
-	var first *corev1.Pod
-	var msg string
-	for _, p := range x.done {
-		if !x.isFailed(p) {
+	var first *podRecord
+	for i := range view.finishedOrDeleting {
+		r := &view.finishedOrDeleting[i]
+		if !r.failed || r.verdict().action != batchv1.PodFailurePolicyActionFailJob {
 			continue
 		}
-		v := matchFailurePolicy(policy, p)
-		if v.action != batchv1.PodFailurePolicyActionFailJob {
-			continue
-		}
-		if first == nil || x.listingCompare(p, first) < 0 {
-			first, msg = p, v.failJobMessage
+		if first == nil || sync.listingCompare(r, first) < 0 {
+			first = r
 		}
 	}
-	return msg, first != nil
+	if first == nil {
+		return "", false
+	}
+	return first.verdict().failJobMessage, true
 }
 
 // pastBackoffLimitOnFailure applies to restartPolicy OnFailure, where
@@ -102,12 +96,12 @@ func (x *syncState) failJobMessage() (string, bool) {
 // when backoffLimit is 0) fails the Job. The sum is taken in int32, as
 // upstream takes it: restart counts near the int32 limit wrap it around
 // (found by FuzzDifferential).
-func (x *syncState) pastBackoffLimitOnFailure() bool {
-	if x.job.Spec.Template.Spec.RestartPolicy != corev1.RestartPolicyOnFailure {
+func (sync *syncState) pastBackoffLimitOnFailure(view *podView) bool {
+	if sync.job.Spec.Template.Spec.RestartPolicy != corev1.RestartPolicyOnFailure {
 		return false
 	}
 	var restarts int32
-	for _, p := range x.pods {
+	for _, p := range view.pods {
 		if p.Status.Phase != corev1.PodRunning && p.Status.Phase != corev1.PodPending {
 			continue
 		}
@@ -118,7 +112,7 @@ func (x *syncState) pastBackoffLimitOnFailure() bool {
 			restarts += s.RestartCount
 		}
 	}
-	limit := *x.job.Spec.BackoffLimit
+	limit := *sync.job.Spec.BackoffLimit
 	if limit == 0 {
 		return restarts > 0
 	}
@@ -127,39 +121,23 @@ func (x *syncState) pastBackoffLimitOnFailure() bool {
 
 // pastDeadline reports whether the Job has been active, unsuspended, for
 // activeDeadlineSeconds or more.
-func (x *syncState) pastDeadline() bool {
-	ads := x.job.Spec.ActiveDeadlineSeconds
-	if ads == nil || x.st.StartTime == nil || x.suspended {
+func (sync *syncState) pastDeadline() bool {
+	ads := sync.job.Spec.ActiveDeadlineSeconds
+	if ads == nil || sync.st.StartTime == nil || sync.suspended {
 		return false
 	}
-	return x.now.Sub(x.st.StartTime.Time) >= time.Duration(*ads)*time.Second
+	return sync.now.Sub(sync.st.StartTime.Time) >= time.Duration(*ads)*time.Second
 }
 
 // completionsReached reports success by completions: with completions set,
 // that many pods (indexes) succeeded; without, any pod succeeded. Either
 // way, no pod may still be active.
-func (x *syncState) completionsReached() bool {
-	if x.activeCount != 0 {
+func (sync *syncState) completionsReached(active, succeeded int32) bool {
+	if active != 0 {
 		return false
 	}
-	if c := x.job.Spec.Completions; c != nil {
-		return x.succeeded >= *c
+	if c := sync.job.Spec.Completions; c != nil {
+		return succeeded >= *c
 	}
-	return x.succeeded > 0
-}
-
-// requeue asks to look again after d, keeping the earliest request. Pod
-// failure backoff requeues wait at least MinRequeueDelay, as upstream's do.
-func (x *syncState) requeue(d time.Duration, backoff bool) {
-	if backoff && d < x.opts.MinRequeueDelay {
-		d = x.opts.MinRequeueDelay
-	}
-	if d <= 0 {
-		// Upstream adds the Job to its queue at once; zero means "no
-		// request" in a plan, so the smallest positive delay stands in.
-		d = time.Nanosecond
-	}
-	if x.plan.RequeueAfter == 0 || d < x.plan.RequeueAfter {
-		x.plan.RequeueAfter = d
-	}
+	return succeeded > 0
 }

@@ -2,69 +2,9 @@ package jobsync
 
 import (
 	"fmt"
-	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/jobsync/jobsync/backoff"
-	"github.com/jobsync/jobsync/expectations"
-	"github.com/jobsync/jobsync/indexes"
 )
-
-// syncState is the working memory of one Reconcile call, the counterpart of
-// upstream's per-sync context. Only status is ever written to, and it is a
-// copy.
-type syncState struct {
-	opts Options
-	now  time.Time
-	job  *batchv1.Job       // the caller's Job, read only
-	st   *batchv1.JobStatus // the status being built, a deep copy
-	plan *Plan
-
-	pods      []*corev1.Pod // the Job's pods after claiming
-	done      []*corev1.Pod // those of pods that are terminal or being deleted, but terminal ones without the tracking finalizer only under a pod failure policy
-	active    []*corev1.Pod // built on demand by activePods
-	indexed   bool
-	perIndex  bool // backoffLimitPerIndex is set (Indexed Jobs only)
-	suspended bool
-
-	// activeIndexes holds the valid indexes of active pods of an Indexed
-	// Job; indexTrouble says some active pod has an invalid, out-of-range
-	// or repeated index, which calls for deletions (never set for
-	// NonIndexed Jobs).
-	activeIndexes *indexSet
-	indexTrouble  bool
-
-	// uncounted holds the UIDs found in status.uncountedTerminatedPods at the
-	// start of the sync.
-	uncountedSucceeded, uncountedFailed map[types.UID]bool
-	// expectedRemovals holds the UIDs whose finalizer removal is still expected.
-	expectedRemovals expectations.UIDSet
-
-	succeeded, failed int32
-	ready             int32
-	terminating       int32
-	activeCount       int32
-
-	// finished is the condition the Job is heading to, when one is decided.
-	finished *batchv1.JobCondition
-
-	prevSucceededIndexes indexes.Set
-	succeededIndexes     indexes.Set
-	failedIndexes        indexes.Set // meaningful only when perIndex
-	// delayedRemoval maps an index to the failed pod whose finalizer stays
-	// until its replacement carries the index failure count.
-	delayedRemoval map[int]*corev1.Pod
-
-	newBackoff backoff.Record
-
-	// podGroup is the PodGroup the Job's new pods join (WorkloadWithJob),
-	// empty for default scheduling.
-	podGroup string
-}
 
 // Reconcile decides one sync of s.Job as upstream's Job controller would
 // and returns the plan. It returns an error, and no plan, for a snapshot it
@@ -81,134 +21,75 @@ func Reconcile(s Snapshot, opts Options) (Plan, error) {
 	s.Backoff = copyBackoff(s.Backoff)
 	plan := Plan{Expectations: s.Expectations, Backoff: s.Backoff}
 
-	if job.Spec.ManagedBy != nil && *job.Spec.ManagedBy != opts.ControllerName {
-		plan.Skipped = fmt.Sprintf("the Job is managed by %q, not by %q", *job.Spec.ManagedBy, opts.ControllerName)
+	if skipSync(s, opts, &plan) { // skip.go
 		return plan, nil
 	}
-	if isFinished(job) {
-		plan.Skipped = "the Job has already finished"
-		plan.Backoff = backoff.Record{}
-		plan.Expectations.JobFinished = false
-		return plan, nil
+	// The skips read only what upstream reads before its first use of a
+	// defaulted field; from here on, those fields must be sound.
+	if err := checkJob(job); err != nil { // input.go
+		return Plan{}, err
 	}
-	if s.Expectations.JobFinished {
-		plan.Skipped = "a terminal condition was written for the Job, and the Job seen here does not have it yet"
-		return plan, nil
-	}
-	if m := job.Spec.CompletionMode; m != nil && *m != batchv1.NonIndexedCompletion && *m != batchv1.IndexedCompletion {
-		plan.Skipped = fmt.Sprintf("unknown completion mode %q", *m)
-		plan.Events = append(plan.Events, Event{corev1.EventTypeWarning, "UnknownCompletionMode", "Skipped Job sync because completion mode is unknown"})
-		return plan, nil
-	}
+	state := newSyncState(s, opts, &plan) // state.go
+	sync := &state
+	st := sync.st
 
-	// The skips above read only what upstream reads before its first use of
-	// a defaulted field; from here on, those fields must be sound.
-	if err := checkJob(job); err != nil {
+	// The steps, in upstream's order; each takes what it reads and returns
+	// what it decides. They add to the status copy and the plan as they go.
+	scanned, err := sync.scan(s.Pods, s.Expectations) // scan.go
+	if err != nil {
 		return Plan{}, err
 	}
-	st := job.Status.DeepCopy()
-	if st.UncountedTerminatedPods == nil {
-		st.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
-	}
-	x := &syncState{
-		opts:      opts,
-		now:       s.Now,
-		job:       job,
-		st:        st,
-		plan:      &plan,
-		indexed:   isIndexed(job),
-		suspended: job.Spec.Suspend != nil && *job.Spec.Suspend,
-	}
-	x.perIndex = x.indexed && job.Spec.BackoffLimitPerIndex != nil
-	if err := x.scan(s.Pods, s.Expectations); err != nil {
-		return Plan{}, err
-	}
+	view := &scanned
+	var podGroup string
 	if opts.WorkloadWithJob && gangCandidate(job) {
 		// Before any pod is managed, so that new pods can join the group.
-		x.ensureWorkload(s.Workloads, s.PodGroups)
+		podGroup = sync.ensureWorkload(s.Workloads, s.PodGroups, view) // workload.go
 	}
-	var err error
 	satisfied := s.Expectations.Satisfied(s.Now, opts.ExpectationsTimeout)
-
-	if st.StartTime == nil && !x.suspended {
+	if st.StartTime == nil && !sync.suspended {
 		st.StartTime = ptrTime(s.Now)
 	}
-	newSucceeded, newFailed := x.newlyFinished()
-	x.newBackoff = s.Backoff.Update(newSucceeded, newFailed)
-	nonIgnored := len(newFailed)
-	if job.Spec.PodFailurePolicy != nil {
-		for _, p := range newFailed {
-			if !matchFailurePolicy(job.Spec.PodFailurePolicy, p).counts() {
-				nonIgnored--
-			}
-		}
-	}
-	if x.succeeded, err = addCounts("job.status.succeeded", int(job.Status.Succeeded), len(newSucceeded), len(x.uncountedSucceeded)); err != nil {
+	counts, err := sync.countFinished(view, s.Backoff) // count.go
+	if err != nil {
 		return Plan{}, err
 	}
-	if x.failed, err = addCounts("job.status.failed", int(job.Status.Failed), nonIgnored, len(x.uncountedFailed)); err != nil {
-		return Plan{}, err
-	}
+	progress := sync.indexProgress(view) // indexprogress.go
+	counts = counts.withIndexes(progress, sync.indexed)
+	finish := sync.decideFinish(view, counts, progress) // finish.go
 
-	x.decideFinish()
-
+	pods := view.counts
 	suspendChanged := false
-	if x.finished != nil {
-		x.deleteAllActive()
+	if finish != nil {
+		pods = sync.deleteAllActive(view, finish) // manage.go
 		if !satisfied {
 			// Pods may exist that this view does not show yet; upstream waits
 			// before declaring the Job finished.
-			x.finished = nil
+			finish = nil
 			plan.Notes = append(plan.Notes, "the Job is not declared finished: pod creations or deletions are still expected")
 		}
 	} else {
 		managed := false
 		if satisfied && job.DeletionTimestamp == nil {
-			x.manage()
+			pods = sync.manage(view, counts, progress, podGroup) // manage.go
 			managed = true
 		} else if !satisfied {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("no pods are created or deleted: waiting to observe %d creations and %d deletions", s.Expectations.Creations, s.Expectations.Deletions))
 		} else {
 			plan.Notes = append(plan.Notes, "no pods are created or deleted: the Job is being deleted")
 		}
-		if x.completionsReached() {
-			x.finished = newCondition(batchv1.JobSuccessCriteriaMet, batchv1.JobReasonCompletionsReached, msgCompletionsReached, x.now)
+		if sync.completionsReached(pods.active, counts.succeeded) { // finish.go
+			finish = newCondition(batchv1.JobSuccessCriteriaMet, batchv1.JobReasonCompletionsReached, msgCompletionsReached, sync.now)
 		} else if managed {
-			suspendChanged = x.updateSuspendCondition()
+			suspendChanged = sync.updateSuspendCondition() // suspend.go
 		}
 	}
 
-	needsWrite := suspendChanged || x.activeCount != st.Active || st.Ready == nil || *st.Ready != x.ready ||
-		st.Terminating == nil || *st.Terminating != x.terminating
-	st.Active = x.activeCount
-	st.Ready = ptrInt32(x.ready)
-	st.Terminating = ptrInt32(x.terminating)
-	if err := x.track(needsWrite); err != nil {
+	needsWrite := sync.setPodCounts(pods) || suspendChanged // state.go
+
+	// The write-ahead accounting, the status writes and the terminal
+	// condition.
+	if err := sync.track(view, progress, finish, pods.terminating, counts.backoff, needsWrite); err != nil { // tracking.go
 		return Plan{}, err
 	}
 	return plan, nil
-}
-
-func isIndexed(job *batchv1.Job) bool {
-	return job.Spec.CompletionMode != nil && *job.Spec.CompletionMode == batchv1.IndexedCompletion
-}
-
-func ptrTime(t time.Time) *metav1.Time {
-	mt := metav1.NewTime(t)
-	return &mt
-}
-
-func ptrInt32(v int32) *int32 { return &v }
-
-func refOf(p *corev1.Pod) PodRef {
-	return PodRef{Namespace: p.Namespace, Name: p.Name, UID: p.UID}
-}
-
-func hasFinalizer(p *corev1.Pod, f string) bool {
-	for _, x := range p.Finalizers {
-		if x == f {
-			return true
-		}
-	}
-	return false
 }

@@ -6,6 +6,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/jobsync/jobsync/backoff"
 )
 
 // track does the finalizer-based accounting of terminated pods, upstream's
@@ -19,16 +21,30 @@ import (
 //     succeeded and failed counters, add the terminal condition once no pod
 //     is uncounted or terminating, and write that (Status).
 //
-// needsWrite says the status already differs from the Job's in ways that
-// must be written. It fails only when a counter would pass int32.
-func (x *syncState) track(needsWrite bool) error {
-	st := x.st
+// It reads the scan's view and the index step's progress; finish is the
+// condition the Job is heading to (nil when none), terminating the pods
+// still terminating once the sync's deletions are carried out, and
+// newBackoff the backoff record to keep once the interim status is
+// written. needsWrite says the status already differs from the Job's in
+// ways that must be written. It fails only when a counter would pass int32.
+func (sync *syncState) track(view *podView, progress indexProgress, finish *batchv1.JobCondition, terminating int32, newBackoff backoff.Record, needsWrite bool) error {
+	st := sync.st
 	uncounted := st.UncountedTerminatedPods
 	var stillTracked map[types.UID]bool
 	if n := len(uncounted.Succeeded) + len(uncounted.Failed); n > 0 {
 		stillTracked = make(map[types.UID]bool, n)
-		for _, p := range x.pods {
-			if x.tracked(p) && (x.uncountedSucceeded[p.UID] || x.uncountedFailed[p.UID]) {
+		for i := range view.finishedOrDeleting {
+			r := &view.finishedOrDeleting[i]
+			if r.tracked && (view.uncountedSucceeded[r.pod.UID] || view.uncountedFailed[r.pod.UID]) {
+				stillTracked[r.pod.UID] = true
+			}
+		}
+		// An active pod is in uncountedTerminatedPods only when a failing
+		// Job counted it as failed before its deletion was seen.
+		for _, p := range view.pods {
+			if p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed &&
+				(view.uncountedSucceeded[p.UID] || view.uncountedFailed[p.UID]) &&
+				hasFinalizer(p, sync.opts.TrackingFinalizer) && !view.expectedRemovals.Has(p.UID) {
 				stillTracked[p.UID] = true
 			}
 		}
@@ -42,52 +58,52 @@ func (x *syncState) track(needsWrite bool) error {
 
 	// The candidates are taken in canonical order until the cap is reached:
 	// a queue orders only as many as are taken.
-	candidates := x.newPodQueue(x.releaseCandidates())
-	var release []*corev1.Pod
+	candidates := newPodQueue(sync.releaseCandidates(view, progress, finish))
+	var release []*podRecord
 	var newSucceededIdx []int
 	capped := false
-	for p := candidates.pop(); p != nil; p = candidates.pop() {
-		release = append(release, p)
-		if p.Status.Phase == corev1.PodSucceeded && !x.uncountedFailed[p.UID] {
-			if x.indexed {
-				if ix, ok := x.validIndex(p); ok && !x.prevSucceededIndexes.Has(ix) {
-					newSucceededIdx = append(newSucceededIdx, ix)
+	failing := finish != nil && finish.Type != batchv1.JobSuccessCriteriaMet
+	for r := candidates.pop(); r != nil; r = candidates.pop() {
+		uid := r.pod.UID
+		release = append(release, r)
+		if r.succeeded && !view.uncountedFailed[uid] {
+			if sync.indexed {
+				if r.validIndex && !progress.prevSucceeded.Has(r.index) {
+					newSucceededIdx = append(newSucceededIdx, r.index)
 					needsWrite = true
 				}
-			} else if !x.uncountedSucceeded[p.UID] {
-				uncounted.Succeeded = append(uncounted.Succeeded, p.UID)
+			} else if !view.uncountedSucceeded[uid] {
+				uncounted.Succeeded = append(uncounted.Succeeded, uid)
 				needsWrite = true
 			}
-		} else if x.isFailed(p) || (x.finished != nil && x.finished.Type != batchv1.JobSuccessCriteriaMet) {
+		} else if r.failed || failing {
 			// Once the Job is failing, every pod not yet terminated counts as failed.
 			// The index is read only for Indexed Jobs: a work-queue Job
 			// has no completions to check it against, and its pods may
 			// carry the annotation from their template.
-			if !x.uncountedFailed[p.UID] && (!x.indexed || x.hasValidIndex(p)) {
-				if x.job.Spec.PodFailurePolicy == nil || matchFailurePolicy(x.job.Spec.PodFailurePolicy, p).counts() {
-					uncounted.Failed = append(uncounted.Failed, p.UID)
-					needsWrite = true
-				}
+			if !view.uncountedFailed[uid] && (!sync.indexed || r.validIndex) && r.verdict().counts() {
+				uncounted.Failed = append(uncounted.Failed, uid)
+				needsWrite = true
 			}
 		}
-		if len(newSucceededIdx)+len(uncounted.Succeeded)+len(uncounted.Failed) >= x.opts.MaxUncountedPods {
+		if len(newSucceededIdx)+len(uncounted.Succeeded)+len(uncounted.Failed) >= sync.opts.MaxUncountedPods {
 			capped = true
-			x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("at most %d pods are recorded as uncounted per sync; the rest wait for the next sync", x.opts.MaxUncountedPods))
+			sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("at most %d pods are recorded as uncounted per sync; the rest wait for the next sync", sync.opts.MaxUncountedPods))
 			break
 		}
 	}
 
-	if x.indexed {
-		x.succeededIndexes = x.succeededIndexes.WithIndexes(newSucceededIdx)
-		s := x.succeededIndexes.String()
+	if sync.indexed {
+		succeeded := progress.succeeded.WithIndexes(newSucceededIdx)
+		s := succeeded.String()
 		if s != st.CompletedIndexes {
 			needsWrite = true
 		}
-		st.Succeeded = int32(x.succeededIndexes.Total())
+		st.Succeeded = int32(succeeded.Total())
 		st.CompletedIndexes = s
 		var failed *string
-		if x.perIndex {
-			f := x.failedIndexes.String()
+		if sync.perIndex {
+			f := progress.failed.String()
 			failed = &f
 		}
 		if !equalStringPtr(st.FailedIndexes, failed) {
@@ -98,32 +114,32 @@ func (x *syncState) track(needsWrite bool) error {
 
 	// The interim condition is written before any finalizer goes, so that a
 	// crash cannot lose the decision; the terminal one comes after.
-	if x.finished != nil && x.finished.Type == batchv1.JobFailureTarget {
-		st.Conditions = append(st.Conditions, *x.finished)
+	if finish != nil && finish.Type == batchv1.JobFailureTarget {
+		st.Conditions = append(st.Conditions, *finish)
 		needsWrite = true
-		x.finished = newCondition(batchv1.JobFailed, x.finished.Reason, x.finished.Message, x.now)
+		finish = newCondition(batchv1.JobFailed, finish.Reason, finish.Message, sync.now)
 	}
-	if x.finished != nil && x.finished.Type == batchv1.JobSuccessCriteriaMet && x.finished.Status == corev1.ConditionTrue {
+	if finish != nil && finish.Type == batchv1.JobSuccessCriteriaMet && finish.Status == corev1.ConditionTrue {
 		if !hasTrueCondition(st.Conditions, batchv1.JobSuccessCriteriaMet) {
-			st.Conditions = append(st.Conditions, *x.finished)
+			st.Conditions = append(st.Conditions, *finish)
 			needsWrite = true
 		}
-		x.finished = newCondition(batchv1.JobComplete, x.finished.Reason, x.finished.Message, x.now)
+		finish = newCondition(batchv1.JobComplete, finish.Reason, finish.Message, sync.now)
 	}
 
 	if needsWrite {
-		x.plan.InterimStatus = st.DeepCopy()
-		x.plan.Backoff = x.newBackoff
+		sync.plan.InterimStatus = st.DeepCopy()
+		sync.plan.Backoff = newBackoff
 		needsWrite = false
 	}
 	if len(release) > 0 {
 		uids := make([]types.UID, len(release))
-		for i, p := range release {
-			uids[i] = p.UID
-			x.plan.FinalizerRemovals = append(x.plan.FinalizerRemovals, FinalizerRemoval{Pod: refOf(p), Reason: x.releaseReason(p)})
-			delete(stillTracked, p.UID)
+		for i, r := range release {
+			uids[i] = r.pod.UID
+			sync.plan.FinalizerRemovals = append(sync.plan.FinalizerRemovals, FinalizerRemoval{Pod: refOf(r.pod), Reason: sync.releaseReason(r, finish)})
+			delete(stillTracked, r.pod.UID)
 		}
-		x.plan.Expectations = x.plan.Expectations.ExpectFinalizerRemovals(uids...)
+		sync.plan.Expectations = sync.plan.Expectations.ExpectFinalizerRemovals(uids...)
 	}
 	if moved, err := moveCounted(st, stillTracked); err != nil {
 		return err
@@ -131,15 +147,15 @@ func (x *syncState) track(needsWrite bool) error {
 		needsWrite = true
 	}
 
-	finishedNow := !capped && x.enactFinished()
+	finishedNow := !capped && sync.enactFinished(finish, terminating)
 	if finishedNow {
 		needsWrite = true
 	}
 	if needsWrite {
-		x.plan.Status = st.DeepCopy()
+		sync.plan.Status = st.DeepCopy()
 		if finishedNow {
-			x.recordFinished()
-			x.plan.Expectations.JobFinished = true
+			sync.recordFinished(finish)
+			sync.plan.Expectations.JobFinished = true
 		}
 	}
 	return nil
@@ -150,42 +166,51 @@ func (x *syncState) track(needsWrite bool) error {
 // is its cache's, or by index for Indexed Jobs): every pod when the Job is
 // being deleted or is finishing, succeeded pods, and failed pods unless one
 // must wait for its replacement to carry the index failure count.
-func (x *syncState) releaseCandidates() []*corev1.Pod {
-	all := x.job.DeletionTimestamp != nil || x.finished != nil
-	pods := x.done
-	if all {
-		pods = x.pods
-	}
-	var out []*corev1.Pod
-	for _, p := range pods {
-		if !x.tracked(p) {
+func (sync *syncState) releaseCandidates(view *podView, progress indexProgress, finish *batchv1.JobCondition) []*podRecord {
+	all := sync.job.DeletionTimestamp != nil || finish != nil
+	out := make([]*podRecord, 0, len(view.finishedOrDeleting))
+	for i := range view.finishedOrDeleting {
+		r := &view.finishedOrDeleting[i]
+		if !r.tracked {
 			continue
 		}
-		if all || p.Status.Phase == corev1.PodSucceeded {
-			out = append(out, p)
+		if all || r.succeeded {
+			out = append(out, r)
 			continue
 		}
-		if !x.isFailed(p) {
+		if !r.failed {
 			continue
 		}
-		if x.perIndex {
-			if ix, ok := x.validIndex(p); ok {
-				if d := x.delayedRemoval[ix]; d != nil && d.UID == p.UID {
-					continue
-				}
+		if sync.perIndex && r.validIndex {
+			if d := progress.delayedRemoval[r.index]; d != nil && d.pod.UID == r.pod.UID {
+				continue
 			}
 		}
-		out = append(out, p)
+		out = append(out, r)
+	}
+	if all {
+		// The active pods go too: they are classified here, the one step
+		// that reads them as records.
+		active := view.activePods()
+		records := make([]podRecord, 0, len(active))
+		for _, p := range active {
+			if r := sync.classifyPod(p, isAdopted(p), view.expectedRemovals); r.tracked {
+				records = append(records, r)
+			}
+		}
+		for i := range records {
+			out = append(out, &records[i])
+		}
 	}
 	return out
 }
 
-func (x *syncState) releaseReason(p *corev1.Pod) string {
+func (sync *syncState) releaseReason(r *podRecord, finish *batchv1.JobCondition) string {
 	switch {
-	case p.Status.Phase == corev1.PodSucceeded:
+	case r.succeeded:
 		return "the pod succeeded and is counted"
-	case x.isFailed(p):
-		v := matchFailurePolicy(x.job.Spec.PodFailurePolicy, p)
+	case r.failed:
+		v := r.verdict()
 		switch {
 		case v.rule < 0:
 			return "the pod failed and is counted"
@@ -194,9 +219,9 @@ func (x *syncState) releaseReason(p *corev1.Pod) string {
 		default:
 			return fmt.Sprintf("the pod failed and is counted: podFailurePolicy rule %d %s", v.rule, v.action)
 		}
-	case x.job.DeletionTimestamp != nil:
+	case sync.job.DeletionTimestamp != nil:
 		return "the Job is being deleted"
-	case x.finished != nil && x.finished.Type == batchv1.JobFailed:
+	case finish != nil && finish.Type == batchv1.JobFailed:
 		return "the Job is failing: the pod counts as failed"
 	default:
 		return "the Job succeeded: the pod is not counted"
@@ -243,41 +268,41 @@ func partitionUIDs(uids []types.UID, keep map[types.UID]bool) ([]types.UID, int)
 	return kept, len(uids) - len(kept)
 }
 
-// enactFinished adds the terminal condition once the Job has decided to
-// finish and no pod remains uncounted or terminating.
-func (x *syncState) enactFinished() bool {
-	if x.finished == nil {
+// enactFinished adds the terminal condition finish once no pod remains
+// uncounted or terminating, and reports whether it did.
+func (sync *syncState) enactFinished(finish *batchv1.JobCondition, terminating int32) bool {
+	if finish == nil {
 		return false
 	}
-	u := x.st.UncountedTerminatedPods
+	u := sync.st.UncountedTerminatedPods
 	if n := len(u.Succeeded) + len(u.Failed); n > 0 {
-		x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("the Job is not yet %s: %s still uncounted", x.finished.Type, count(n, "pod is", "pods are")))
+		sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("the Job is not yet %s: %s still uncounted", finish.Type, count(n, "pod is", "pods are")))
 		return false
 	}
-	if x.terminating > 0 {
-		x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("the Job is not yet %s: %s still terminating", x.finished.Type, count(int(x.terminating), "pod is", "pods are")))
+	if terminating > 0 {
+		sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("the Job is not yet %s: %s still terminating", finish.Type, count(int(terminating), "pod is", "pods are")))
 		return false
 	}
-	f := x.finished
-	x.st.Conditions, _ = setCondition(x.st.Conditions, f.Type, f.Status, f.Reason, f.Message, x.now)
+	f := finish
+	sync.st.Conditions, _ = setCondition(sync.st.Conditions, f.Type, f.Status, f.Reason, f.Message, sync.now)
 	if f.Type == batchv1.JobComplete {
 		t := f.LastTransitionTime
-		x.st.CompletionTime = &t
+		sync.st.CompletionTime = &t
 	}
 	return true
 }
 
-// recordFinished adds the events upstream records when a Job finishes.
-func (x *syncState) recordFinished() {
-	f := x.finished
+// recordFinished adds the events upstream records when a Job finishes with
+// condition f.
+func (sync *syncState) recordFinished(f *batchv1.JobCondition) {
 	if f.Type == batchv1.JobComplete {
-		if c := x.job.Spec.Completions; c != nil && x.st.Succeeded > *c {
-			x.plan.Events = append(x.plan.Events, Event{corev1.EventTypeWarning, "TooManySucceededPods", "Too many succeeded pods running after completion count reached"})
+		if c := sync.job.Spec.Completions; c != nil && sync.st.Succeeded > *c {
+			sync.plan.Events = append(sync.plan.Events, Event{corev1.EventTypeWarning, "TooManySucceededPods", "Too many succeeded pods running after completion count reached"})
 		}
-		x.plan.Events = append(x.plan.Events, Event{corev1.EventTypeNormal, "Completed", "Job completed"})
+		sync.plan.Events = append(sync.plan.Events, Event{corev1.EventTypeNormal, "Completed", "Job completed"})
 		return
 	}
-	x.plan.Events = append(x.plan.Events, Event{corev1.EventTypeWarning, f.Reason, f.Message})
+	sync.plan.Events = append(sync.plan.Events, Event{corev1.EventTypeWarning, f.Reason, f.Message})
 }
 
 func equalStringPtr(a, b *string) bool {

@@ -41,68 +41,23 @@ const (
 
 // Validate reports what the v1.36 API server (feature gates at their
 // defaults) would reject in job if asked to create it, limited to the checks
-// that bear on the Job controller's decisions, and what a defaulted Job
-// must have. Call it on the result of Default: a field that defaulting
-// always sets (parallelism, backoffLimit, completionMode, suspend,
-// podReplacementPolicy, manualSelector, the status of onPodConditions
-// patterns) is reported as Required when it is unset. It reads the spec and
-// metadata only, never the status, and never modifies job. It returns nil
-// when it finds nothing; a nil job gives a single Required error whose
-// field path is empty (the root).
+// that bear on the Job controller's decisions, and what a defaulted Job must
+// have: call it on the result of Default, since a field that defaulting
+// always sets is reported as Required when it is unset. It reads the spec
+// and metadata only, never the status, and never modifies job. It returns
+// nil when it finds nothing; a nil job gives a single Required error whose
+// field path is empty (the root). Each error has the field path, type and
+// bad value that the API server reports, in the API server's order; detail
+// messages are worded for this package.
 //
-// Each error has the field path, type (Required, Invalid, NotSupported,
-// Duplicate, TooLong, TooMany) and bad value that the API server
-// reports, in the API server's order; detail messages are worded for this
-// package. The checks:
-//
-//   - metadata: name required and a DNS subdomain; namespace a DNS label
-//     when set (the API server takes an unset one from the request URL);
-//     labels and annotations well formed;
-//   - unless spec.manualSelector is true: metadata.uid required (upstream
-//     reports this only once a selector exists; here it is reported also
-//     when the selector is missing, since Default generates the selector
-//     from the UID), the four generated template labels present with the
-//     Job's UID and name, and a selector that selects them;
-//   - counts: parallelism, completions, activeDeadlineSeconds, backoffLimit,
-//     ttlSecondsAfterFinished, backoffLimitPerIndex and maxFailedIndexes not
-//     negative (activeDeadlineSeconds 0 is accepted, as upstream accepts it);
-//   - completionMode NonIndexed or Indexed. Indexed: completions required,
-//     parallelism at most 100000, maxFailedIndexes at most completions and
-//     at most 100000, and with backoffLimitPerIndex and completions above
-//     100000 maxFailedIndexes required and both it and parallelism at most
-//     10000. NonIndexed: no backoffLimitPerIndex, no maxFailedIndexes.
-//     maxFailedIndexes requires backoffLimitPerIndex. With completions above
-//     0, the hostname of the last index (name-index) must be a DNS label;
-//   - managedBy a domain-prefixed path of at most 63 bytes;
-//   - podFailurePolicy: at most 20 rules; each with an action among Count,
-//     FailIndex (only with backoffLimitPerIndex), FailJob and Ignore, and
-//     exactly one of onExitCodes and onPodConditions. onExitCodes: operator
-//     In or NotIn, containerName one of the template's containers or init
-//     containers, 1 to 255 values, increasing, unique, no 0 with In.
-//     onPodConditions: at most 20 patterns, each type a qualified name and
-//     status True, False or Unknown;
-//   - successPolicy only for Indexed Jobs, with 1 to 20 rules, each with
-//     succeededIndexes (an increasing list of indexes and ranges below
-//     completions, at most 64KiB) and/or succeededCount (not negative, at
-//     most completions, at most the number of succeededIndexes);
-//   - podReplacementPolicy TerminatingOrFailed or Failed, and only Failed
-//     when podFailurePolicy is set;
-//   - the pod template: labels and annotations well formed, restartPolicy
-//     OnFailure or Never (unset and Always are Required), and Never when
-//     podFailurePolicy is set;
-//   - selector required and well formed, and selecting the template labels.
-//
-// Where this departs from the API server: errors about map entries
-// (labels, annotations, match labels) come in key order, not in map order;
-// a generated template label set to another value is reported with that
-// value rather than the whole label map; and an Indexed Job without
-// completions gets its success policy checked without an upper bound on
-// indexes, where v1.36.3's validation dereferences the missing completions.
-//
-// Left out, as they do not change what the controller decides: the pod
-// spec beyond restartPolicy and container names (containers, images,
-// volumes, resources), owner references, finalizers and managed fields,
-// and the rules for updates of a stored Job.
+// The checks are in this file, one function per part of the Job, called in
+// this order and each documenting what it checks and where it departs from
+// the API server: validateJobMeta, validateGeneratedLabels,
+// validateJobSpecFields (and the validate* functions it calls),
+// validateSelector and validateIndexedHostnames. Left out, as they do not
+// change what the controller decides: the pod spec beyond restartPolicy and
+// container names, owner references, finalizers, managed fields, and the
+// rules for updates of a stored Job.
 func Validate(job *batchv1.Job) field.ErrorList {
 	if job == nil {
 		// A path named "" prints as "[]", so the root error is built by
@@ -118,6 +73,9 @@ func Validate(job *batchv1.Job) field.ErrorList {
 	return errs
 }
 
+// validateJobMeta checks the metadata: name required and a DNS subdomain;
+// namespace a DNS label when set (the API server takes an unset one from
+// the request URL); labels and annotations well formed.
 func validateJobMeta(meta *metav1.ObjectMeta) field.ErrorList {
 	var errs field.ErrorList
 	path := field.NewPath("metadata")
@@ -138,9 +96,13 @@ func validateJobMeta(meta *metav1.ObjectMeta) field.ErrorList {
 	return errs
 }
 
-// validateGeneratedLabels checks, for a Job whose selector is generated,
-// that the generation happened: the UID is set, the template carries the
-// generated labels with the right values, and the selector picks them.
+// validateGeneratedLabels checks, unless spec.manualSelector is true, that
+// the generation happened: the UID is set, the template carries the four
+// generated labels with the Job's UID and name, and the selector picks them.
+// Where it departs from the API server: a missing UID is reported also when
+// the selector is missing (upstream reports it only once a selector exists;
+// Default makes the selector from the UID), and a generated label set to
+// another value is reported with that value rather than the whole label map.
 func validateGeneratedLabels(job *batchv1.Job) field.ErrorList {
 	spec := &job.Spec
 	if spec.ManualSelector != nil && *spec.ManualSelector {
@@ -179,6 +141,16 @@ func validateGeneratedLabels(job *batchv1.Job) field.ErrorList {
 	return errs
 }
 
+// validateJobSpecFields checks the spec's own fields: the fields defaulting
+// always sets (parallelism, backoffLimit, completionMode, suspend,
+// podReplacementPolicy, manualSelector) Required when unset;
+// parallelism, completions, activeDeadlineSeconds, backoffLimit,
+// ttlSecondsAfterFinished, backoffLimitPerIndex and maxFailedIndexes not
+// negative (activeDeadlineSeconds 0 is accepted, as upstream accepts it);
+// maxFailedIndexes only with backoffLimitPerIndex; managedBy a
+// domain-prefixed path of at most 63 bytes; successPolicy only for Indexed
+// Jobs. The completion mode, the pod failure policy, the success policy,
+// podReplacementPolicy and the template have functions of their own.
 func validateJobSpecFields(spec *batchv1.JobSpec) field.ErrorList {
 	var errs field.ErrorList
 	path := field.NewPath("spec")
@@ -252,6 +224,9 @@ func isIndexedSpec(spec *batchv1.JobSpec) bool {
 	return spec.CompletionMode != nil && *spec.CompletionMode == batchv1.IndexedCompletion
 }
 
+// validateCompletionMode checks completionMode NonIndexed or Indexed, the
+// limits of an Indexed Job (validateIndexedLimits), and that a NonIndexed
+// Job sets neither backoffLimitPerIndex nor maxFailedIndexes.
 func validateCompletionMode(spec *batchv1.JobSpec, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	switch {
@@ -276,6 +251,10 @@ func validateCompletionMode(spec *batchv1.JobSpec, path *field.Path) field.Error
 	return errs
 }
 
+// validateIndexedLimits checks an Indexed Job: completions required,
+// parallelism at most 100000, maxFailedIndexes at most completions and at
+// most 100000, and with backoffLimitPerIndex and completions above 100000
+// maxFailedIndexes required and both it and parallelism at most 10000.
 func validateIndexedLimits(spec *batchv1.JobSpec, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if spec.Completions == nil {
@@ -329,6 +308,8 @@ var (
 	}
 )
 
+// validatePodFailurePolicy checks at most 20 rules, each as
+// validateFailurePolicyRule says.
 func validatePodFailurePolicy(spec *batchv1.JobSpec, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	rules := spec.PodFailurePolicy.Rules
@@ -349,6 +330,9 @@ func validatePodFailurePolicy(spec *batchv1.JobSpec, path *field.Path) field.Err
 	return errs
 }
 
+// validateFailurePolicyRule checks one rule: an action among Count,
+// FailIndex (only with backoffLimitPerIndex), FailJob and Ignore, and
+// exactly one of onExitCodes and onPodConditions.
 func validateFailurePolicyRule(spec *batchv1.JobSpec, rule *batchv1.PodFailurePolicyRule, path *field.Path, containers map[string]bool) field.ErrorList {
 	var errs field.ErrorList
 	actionPath := path.Child("action")
@@ -377,6 +361,9 @@ func validateFailurePolicyRule(spec *batchv1.JobSpec, rule *batchv1.PodFailurePo
 	return errs
 }
 
+// validateOnExitCodes checks operator In or NotIn, containerName one of the
+// template's containers or init containers, and 1 to 255 values,
+// increasing, unique, and no 0 with In.
 func validateOnExitCodes(req *batchv1.PodFailurePolicyOnExitCodesRequirement, path *field.Path, containers map[string]bool) field.ErrorList {
 	var errs field.ErrorList
 	opPath := path.Child("operator")
@@ -417,6 +404,9 @@ func validateOnExitCodes(req *batchv1.PodFailurePolicyOnExitCodesRequirement, pa
 	return errs
 }
 
+// validateOnPodConditions checks at most 20 patterns, each type a
+// qualified name and status True, False or Unknown (Required when unset:
+// defaulting sets it).
 func validateOnPodConditions(patterns []batchv1.PodFailurePolicyOnPodConditionsPattern, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(patterns) > maxPodConditionPatterns {
@@ -437,6 +427,8 @@ func validateOnPodConditions(patterns []batchv1.PodFailurePolicyOnPodConditionsP
 	return errs
 }
 
+// validateSuccessPolicy checks, for an Indexed Job, 1 to 20 rules, each as
+// validateSuccessPolicyRule says.
 func validateSuccessPolicy(spec *batchv1.JobSpec, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	rules := spec.SuccessPolicy.Rules
@@ -453,6 +445,12 @@ func validateSuccessPolicy(spec *batchv1.JobSpec, path *field.Path) field.ErrorL
 	return errs
 }
 
+// validateSuccessPolicyRule checks succeededIndexes (an increasing list of
+// indexes and ranges below completions, at most 64KiB) and/or
+// succeededCount (not negative, at most completions, at most the number of
+// succeededIndexes). Where it departs from the API server: an Indexed Job
+// without completions gets its rules checked without an upper bound on
+// indexes, where v1.36.3's validation dereferences the missing completions.
 func validateSuccessPolicyRule(spec *batchv1.JobSpec, rule *batchv1.SuccessPolicyRule, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if rule.SucceededIndexes == nil && rule.SucceededCount == nil {
@@ -541,6 +539,8 @@ func parseListedIndex(s string, limit int32) (int64, error) {
 	return int64(v), nil
 }
 
+// validatePodReplacementPolicy checks TerminatingOrFailed or Failed, and
+// only Failed when podFailurePolicy is set.
 func validatePodReplacementPolicy(spec *batchv1.JobSpec, path *field.Path) field.ErrorList {
 	p := spec.PodReplacementPolicy
 	switch {
@@ -556,6 +556,9 @@ func validatePodReplacementPolicy(spec *batchv1.JobSpec, path *field.Path) field
 	return nil
 }
 
+// validateTemplate checks the pod template: labels and annotations well
+// formed, restartPolicy OnFailure or Never (unset and Always are
+// Required), and Never when podFailurePolicy is set.
 func validateTemplate(spec *batchv1.JobSpec, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	tmpl := &spec.Template
@@ -579,6 +582,8 @@ func validateTemplate(spec *batchv1.JobSpec, path *field.Path) field.ErrorList {
 	return errs
 }
 
+// validateSelector checks the selector: required, well formed, and
+// selecting the template labels.
 func validateSelector(spec *batchv1.JobSpec) field.ErrorList {
 	var errs field.ErrorList
 	path := field.NewPath("spec", "selector")
@@ -615,7 +620,8 @@ func validateIndexedHostnames(job *batchv1.Job) field.ErrorList {
 }
 
 // validateLabelMap checks label keys and values one by one in key order,
-// so that the errors come in the same order every time.
+// so that the errors come in the same order every time (the API server's
+// come in map order).
 func validateLabelMap(m map[string]string, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, k := range sortedKeys(m) {

@@ -29,9 +29,8 @@ func gangCandidate(job *batchv1.Job) bool {
 }
 
 // ensureWorkload decides the Job's Workload and PodGroup from the caller's
-// view of those objects, and sets x.podGroup to the PodGroup the Job's
-// pods join, or leaves it empty when the Job falls back to default
-// scheduling. It follows upstream's rules:
+// view of those objects, and returns the PodGroup the Job's pods join,
+// empty when the Job falls back to default scheduling. It follows upstream's rules:
 //
 //   - Workloads are the Job's when their spec.controllerRef names it (API
 //     group batch, kind Job, its name) in its namespace. None: a Job that
@@ -42,8 +41,8 @@ func gangCandidate(job *batchv1.Job) bool {
 //   - PodGroups are the Workload's when spec.podGroupTemplateRef names it.
 //     None: one is created from the Workload's template. One: used if the
 //     Job controls it. Several: fall back.
-func (x *syncState) ensureWorkload(workloads []*schedulingv1alpha2.Workload, podGroups []*schedulingv1alpha2.PodGroup) {
-	job := x.job
+func (sync *syncState) ensureWorkload(workloads []*schedulingv1alpha2.Workload, podGroups []*schedulingv1alpha2.PodGroup, view *podView) (podGroup string) {
+	job := sync.job
 	var matched []*schedulingv1alpha2.Workload
 	for _, wl := range workloads {
 		if wl != nil && wl.Namespace == job.Namespace && workloadNamesJob(wl, job.Name) {
@@ -53,26 +52,26 @@ func (x *syncState) ensureWorkload(workloads []*schedulingv1alpha2.Workload, pod
 	var wl *schedulingv1alpha2.Workload
 	switch len(matched) {
 	case 0:
-		if !x.neverStarted() {
-			x.plan.Notes = append(x.plan.Notes, "no Workload is created: the Job has started already (WorkloadWithJob applies to new Jobs only)")
-			return
+		if !sync.neverStarted(view) {
+			sync.plan.Notes = append(sync.plan.Notes, "no Workload is created: the Job has started already (WorkloadWithJob applies to new Jobs only)")
+			return ""
 		}
 		wl = newWorkload(job)
-		x.plan.WorkloadCreation = wl
-		x.plan.Events = append(x.plan.Events, Event{corev1.EventTypeNormal, "WorkloadCreated", fmt.Sprintf("Created Workload %s for Job %s", wl.Name, job.Name)})
+		sync.plan.WorkloadCreation = wl
+		sync.plan.Events = append(sync.plan.Events, Event{corev1.EventTypeNormal, "WorkloadCreated", fmt.Sprintf("Created Workload %s for Job %s", wl.Name, job.Name)})
 	case 1:
 		wl = matched[0]
 		if !controlledBy(wl.OwnerReferences, job) {
-			x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("default scheduling: Workload %s is not controlled by the Job", wl.Name))
-			return
+			sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("default scheduling: Workload %s is not controlled by the Job", wl.Name))
+			return ""
 		}
 		if n := len(wl.Spec.PodGroupTemplates); n != 1 {
-			x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("default scheduling: Workload %s has %d PodGroupTemplates, not 1", wl.Name, n))
-			return
+			sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("default scheduling: Workload %s has %d PodGroupTemplates, not 1", wl.Name, n))
+			return ""
 		}
 	default:
-		x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("default scheduling: %d Workloads refer to the Job", len(matched)))
-		return
+		sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("default scheduling: %d Workloads refer to the Job", len(matched)))
+		return ""
 	}
 
 	var groups []*schedulingv1alpha2.PodGroup
@@ -84,26 +83,27 @@ func (x *syncState) ensureWorkload(workloads []*schedulingv1alpha2.Workload, pod
 	switch len(groups) {
 	case 0:
 		pg := newPodGroup(job, wl)
-		x.plan.PodGroupCreation = pg
-		x.podGroup = pg.Name
+		sync.plan.PodGroupCreation = pg
+		return pg.Name
 	case 1:
 		if !controlledBy(groups[0].OwnerReferences, job) {
-			x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("default scheduling: PodGroup %s is not controlled by the Job", groups[0].Name))
-			return
+			sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("default scheduling: PodGroup %s is not controlled by the Job", groups[0].Name))
+			return ""
 		}
-		x.podGroup = groups[0].Name
+		return groups[0].Name
 	default:
-		x.plan.Notes = append(x.plan.Notes, fmt.Sprintf("default scheduling: %d PodGroups refer to Workload %s", len(groups), wl.Name))
+		sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("default scheduling: %d PodGroups refer to Workload %s", len(groups), wl.Name))
 	}
+	return ""
 }
 
 // neverStarted reports whether the Job has never run: no pods (after
 // claiming), no startTime, no finished pods counted, and no Suspended
 // condition (suspension clears startTime, so a Job suspended early would
 // otherwise look new).
-func (x *syncState) neverStarted() bool {
-	st := &x.job.Status
-	if len(x.pods) != 0 || st.StartTime != nil || st.Succeeded != 0 || st.Failed != 0 {
+func (sync *syncState) neverStarted(view *podView) bool {
+	st := &sync.job.Status
+	if len(view.pods) != 0 || st.StartTime != nil || st.Succeeded != 0 || st.Failed != 0 {
 		return false
 	}
 	for _, c := range st.Conditions {

@@ -150,31 +150,57 @@ var yamlLine = regexp.MustCompile(`^(?:error converting YAML to JSON: )?yaml: li
 // decodeFile returns the objects of a file and the number of documents
 // that held something (an object, or a List, maybe empty).
 func decodeFile(file string, data []byte) ([]object, int, error) {
+	return decodeFileCut(file, data, true)
+}
+
+// decodeFileCut is decodeFile; with cut false, every document is read whole
+// (what the tests compare the cut Lists with).
+func decodeFileCut(file string, data []byte, cut bool) ([]object, int, error) {
 	var out []object
 	docs := 0
 	for _, doc := range splitDocuments(data) {
-		js, err := yamlToJSON(file, doc)
+		if c, ok := cutList(doc); cut && ok {
+			objs, ok, err := decodeCutList(file, doc, c)
+			if err != nil {
+				return nil, 0, err
+			}
+			if ok {
+				docs++
+				out = append(out, objs...)
+				continue
+			}
+		}
+		objs, empty, err := decodeDocument(file, doc)
 		if err != nil {
 			return nil, 0, err
 		}
-		if t := bytes.TrimSpace(js); len(t) == 0 || bytes.Equal(t, []byte("null")) {
-			continue // an empty document, such as a trailing "---"
-		}
-		docs++
-		at := source{file: file, line: firstContentLine(doc), item: -1}
-		objs, err := decodeObject(at, doc, js)
-		if err != nil {
-			return nil, 0, err
+		if !empty {
+			docs++
 		}
 		out = append(out, objs...)
 	}
 	return out, docs, nil
 }
 
+// decodeDocument reads one document whole: its YAML converted to JSON at
+// once, then decoded. It reports whether the document held nothing.
+func decodeDocument(file string, doc document) (objs []object, empty bool, err error) {
+	js, err := yamlToJSON(file, doc)
+	if err != nil {
+		return nil, false, err
+	}
+	if t := bytes.TrimSpace(js); len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		return nil, true, nil // an empty document, such as a trailing "---"
+	}
+	at := source{file: file, line: firstContentLine(doc), item: -1}
+	objs, err = decodeObject(at, doc, js)
+	return objs, false, err
+}
+
 // yamlToJSON converts one document, locating a syntax error in the file.
 // Duplicate keys are errors: of two values, one would be dropped silently.
 func yamlToJSON(file string, doc document) ([]byte, error) {
-	js, err := yaml.YAMLToJSONStrict(doc.text)
+	js, err := yamlToJSONText(doc.text)
 	if err == nil {
 		return js, nil
 	}
@@ -186,6 +212,18 @@ func yamlToJSON(file string, doc document) ([]byte, error) {
 		return nil, errorAt(source{file: file, line: min(max(doc.line+n-1, doc.line), last), item: -1}, "invalid YAML: %s", m[2])
 	}
 	return nil, errorAt(source{file: file, line: doc.line, item: -1}, "invalid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+}
+
+// yamlToJSONText converts YAML text to JSON, refusing duplicate keys.
+func yamlToJSONText(text []byte) ([]byte, error) { return yaml.YAMLToJSONStrict(text) }
+
+// isListKind reports whether kind is a List of the kinds jobsim reads.
+func isListKind(kind string) bool {
+	switch kind {
+	case "List", "JobList", "PodList", "WorkloadList", "PodGroupList":
+		return true
+	}
+	return false
 }
 
 // lineCount is the number of lines of text, the last one with or without
@@ -208,7 +246,7 @@ func decodeObject(at source, doc document, js []byte) ([]object, error) {
 	switch {
 	case tm.Kind == "":
 		return nil, errorAt(at, "missing field kind: want Job, Pod or List")
-	case tm.Kind == "List" || tm.Kind == "JobList" || tm.Kind == "PodList" || tm.Kind == "WorkloadList" || tm.Kind == "PodGroupList":
+	case isListKind(tm.Kind):
 		return decodeList(at, doc, js)
 	case tm.Kind == "Job":
 		if tm.APIVersion != "batch/v1" {

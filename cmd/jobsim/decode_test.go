@@ -110,3 +110,62 @@ func podList(n int) []byte {
 	b.WriteString("kind: List\nmetadata:\n  resourceVersion: \"\"\n")
 	return b.Bytes()
 }
+
+// A List in kubectl's layout is cut into its items, each read alone, with
+// the line of its "-"; a List the cut cannot trust is read whole, and gives
+// the same objects (or an error) either way.
+func TestCutList(t *testing.T) {
+	pod := func(name string) string {
+		return "- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: " + name + "\n"
+	}
+	for _, c := range []struct {
+		name, text string
+		cut        bool
+		lines      []int // of the objects; nil: an error
+	}{
+		{"kubectl", "apiVersion: v1\nitems:\n" + pod("a") + "# note\n" + pod("b") + "kind: List\nmetadata:\n  resourceVersion: \"\"\n", true, []int{3, 8}},
+		{"indented", "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: Pod\n    metadata: {name: a}\n  -\n    apiVersion: v1\n    kind: Pod\n    metadata: {name: b}\n", true, []int{4, 7}},
+		{"CRLF", "apiVersion: v1\r\nkind: List\r\nitems:\r\n- apiVersion: v1\r\n  kind: Pod\r\n  metadata: {name: a}\r\n", true, []int{4}},
+		{"items last, no newline", "kind: List\napiVersion: v1\nitems:\n- {apiVersion: v1, kind: Pod, metadata: {name: a}}", true, []int{4}},
+		{"empty List", "apiVersion: v1\nitems: []\nkind: List\n", false, []int{}},
+		{"flow items", "apiVersion: v1\nkind: List\nitems: [{apiVersion: v1, kind: Pod, metadata: {name: a}}]\n", false, []int{1}},
+		{"quoted scalar running into the next item", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: a}\n  x: \"a\n- b\n    c\"\n", true, nil},
+		{"quoted scalar over the items, closed after them", "apiVersion: v1\nkind: List\nnote: \"x\nitems:\n- kind: Pod\ny\"\n", false, []int{}},
+		{"anchor in one item, alias in another", "apiVersion: v1\nkind: List\nitems:\n- &p {apiVersion: v1, kind: Pod, metadata: {name: a}}\n- *p\n", true, []int{4, 5}},
+		{"items twice", "apiVersion: v1\nkind: List\nitems:\n" + pod("a") + "items:\n" + pod("b"), true, nil},
+		{"not a List", "apiVersion: v1\nkind: Pod\nitems:\n" + pod("a"), true, nil},
+		{"an item that is not an object", "apiVersion: v1\nkind: List\nitems:\n" + pod("a") + "- 3\n", true, nil},
+		{"a line the cut cannot place", "apiVersion: v1\nkind: List\nitems:\n  - {apiVersion: v1, kind: Pod, metadata: {name: a}}\n x: 1\n", false, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			doc := document{text: []byte(c.text), line: 1}
+			if _, ok := cutList(doc); ok != c.cut {
+				t.Errorf("cut %v, want %v", ok, c.cut)
+			}
+			objs, _, err := decodeFile("list.yaml", []byte(c.text))
+			wobjs, _, werr := decodeFileCut("list.yaml", []byte(c.text), false)
+			if (err == nil) != (werr == nil) || len(objs) != len(wobjs) {
+				t.Fatalf("cut: %d objects, %v; whole: %d objects, %v", len(objs), err, len(wobjs), werr)
+			}
+			if c.lines == nil {
+				if err == nil {
+					t.Fatalf("no error, want one")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lines []int
+			for i, o := range objs {
+				lines = append(lines, o.at.line)
+				if o.pod == nil || wobjs[i].pod == nil || o.pod.Name != wobjs[i].pod.Name {
+					t.Errorf("object %d: %+v, whole %+v", i, o, wobjs[i])
+				}
+			}
+			if !slices.Equal(lines, c.lines) && !(len(lines) == 0 && len(c.lines) == 0) {
+				t.Errorf("lines %v, want %v", lines, c.lines)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -26,9 +27,12 @@ func FuzzDecodeFile(f *testing.F) {
 	f.Add(podList(3))
 	f.Add([]byte("---\n---\r\n--- # c\n---x\n ---\n"))
 	f.Add([]byte("apiVersion: v1\nkind: List\nitems:\n  - {apiVersion: v1, kind: Pod, metadata: {name: a}}\n  -\n"))
+	f.Add([]byte("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: \"a\n- b\n    c\"}\n"))
+	f.Add([]byte("apiVersion: v1\nnote: \"x\nitems:\n- kind: Pod\ny\"\nkind: List\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkSplit(t, data)
-		objs, _, err := decodeFile("fuzz.yaml", data)
+		objs, docs, err := decodeFile("fuzz.yaml", data)
+		checkCut(t, data, objs, docs, err)
 		lines := bytes.Count(data, []byte("\n")) + 1
 		if err != nil {
 			var ie *inputError
@@ -60,6 +64,32 @@ func FuzzDecodeFile(f *testing.F) {
 			prev = o.at.line
 		}
 	})
+}
+
+// checkCut compares what decodeFile read, Lists cut into their items, with
+// reading every document whole: the same objects or an error on both sides.
+// Item lines may differ only where the whole reading's layout heuristic gave
+// up and used the List's own line.
+func checkCut(t *testing.T, data []byte, objs []object, docs int, err error) {
+	wobjs, wdocs, werr := decodeFileCut("fuzz.yaml", data, false)
+	if (err == nil) != (werr == nil) {
+		t.Fatalf("cut Lists: error %v; read whole: error %v", err, werr)
+	}
+	if err != nil {
+		return
+	}
+	if docs != wdocs || len(objs) != len(wobjs) {
+		t.Fatalf("cut Lists: %d documents, %d objects; read whole: %d, %d", docs, len(objs), wdocs, len(wobjs))
+	}
+	for i, o := range objs {
+		w := wobjs[i]
+		if !reflect.DeepEqual(o.job, w.job) || !reflect.DeepEqual(o.pod, w.pod) || !reflect.DeepEqual(o.workload, w.workload) || !reflect.DeepEqual(o.podGroup, w.podGroup) {
+			t.Fatalf("object %d at %s differs from the whole reading's at %s", i, o.at, w.at)
+		}
+		if o.at.item != w.at.item || (o.at.line != w.at.line && o.at.item < 0) {
+			t.Fatalf("object %d at %s, read whole at %s", i, o.at, w.at)
+		}
+	}
 }
 
 // checkSplit compares splitDocuments with a plain reading of the file line

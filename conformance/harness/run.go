@@ -40,8 +40,8 @@ func (s Stats) Parity() float64 {
 }
 
 // RunFamily checks seeds first..first+n-1 of family with workers
-// goroutines. allowed tells whether a mismatch class is a listed deviation.
-func RunFamily(family string, first uint64, n, workers int, allowed func(class string) bool) Stats {
+// goroutines. allowed tells whether a difference is a listed deviation.
+func RunFamily(family string, first uint64, n, workers int, allowed func(Verdict) bool) Stats {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -84,9 +84,9 @@ func checkSeed(family string, seed uint64) (v Verdict) {
 	return Check(c)
 }
 
-// add counts one verdict; allowed tells which mismatch classes are listed
+// add counts one verdict; allowed tells which differences are listed
 // deviations.
-func (s *Stats) add(seed uint64, v Verdict, allowed func(string) bool) {
+func (s *Stats) add(seed uint64, v Verdict, allowed func(Verdict) bool) {
 	s.N++
 	if v.Agree() {
 		s.Agree++
@@ -101,7 +101,7 @@ func (s *Stats) add(seed uint64, v Verdict, allowed func(string) bool) {
 	case v.Panic != "" || v.Setup != "":
 		s.Panics++
 		s.Mismatch++
-	case allowed != nil && allowed(class):
+	case allowed != nil && allowed(v):
 		s.Deviations++
 	default:
 		if len(v.Invalid) > 0 {

@@ -352,11 +352,17 @@ func shutdown(jm *jobctrl.Controller, queue workqueue.TypedRateLimitingInterface
 }
 
 // seedExpectations gives upstream's ControllerExpectations the snapshot's
-// pending creations and deletions. Upstream decides expiry with the real
-// clock (not the controller's), so the record is back-dated from the real
-// now by the age the snapshot gives it (Now - SetAt). The generators keep
-// that age away from the 5-minute boundary, where the microseconds of real
-// time that pass during the sync could tip the decision.
+// pending creations and deletions.
+//
+// Upstream decides expiry with the real clock, not the controller's:
+// isExpired asks whether more than ExpectationsTimeout passed on the real
+// clock since the record's timestamp, and nothing else reads that
+// timestamp. Mapping the snapshot's age (Now - SetAt) onto the real clock
+// is not exact: the real time that passes before syncJob asks tips a record
+// set exactly ExpectationsTimeout before Now into expiry. So the verdict is
+// taken from the snapshot's own clock, with upstream's rule (strictly older
+// than the timeout), and the timestamp is put far on that side of the real
+// clock: an hour past expiry, or the real now (five minutes of margin).
 func seedExpectations(jm *jobctrl.Controller, key string, in Input) *controller.ControlleeExpectations {
 	e := in.Expectations
 	if e.Creations == 0 && e.Deletions == 0 && e.SetAt.IsZero() {
@@ -367,8 +373,26 @@ func seedExpectations(jm *jobctrl.Controller, key string, in Input) *controller.
 		panic(err)
 	}
 	exp, _, _ := store.GetExpectations(key)
-	setControlleeTimestamp(exp, time.Now().Add(-in.Now.Sub(e.SetAt)))
+	setControlleeTimestamp(exp, realTimestamp(in.Now, e.SetAt, time.Now()))
 	return exp
+}
+
+// realTimestamp is the real-clock timestamp that makes upstream's
+// isExpired, asked at realNow or within minutes after, give the verdict its
+// rule gives on the snapshot's clock for a record set at setAt and read at
+// now.
+func realTimestamp(now, setAt, realNow time.Time) time.Time {
+	if expired(now, setAt) {
+		return realNow.Add(-controller.ExpectationsTimeout - time.Hour)
+	}
+	return realNow
+}
+
+// expired reports whether upstream holds pod expectations set at setAt
+// expired at now: strictly more than ExpectationsTimeout older. (time.Time's
+// Sub saturates, so clocks centuries apart are compared correctly.)
+func expired(now, setAt time.Time) bool {
+	return now.Sub(setAt) > controller.ExpectationsTimeout
 }
 
 func expectationsStore(jm *jobctrl.Controller) *controller.ControllerExpectations {

@@ -132,3 +132,53 @@ func TestSmokeGateOverride(t *testing.T) {
 		}
 	}
 }
+
+// TestExpectationsExpiryIsDecidedOnTheSnapshotClock pins the harness's
+// mapping of expectations onto upstream's real-clock expiry: upstream holds
+// creations set exactly ExpectationsTimeout before now unexpired (its rule
+// is strictly "older than"), and so must the driven controller, however
+// long the sync takes on the real clock. Without the exact mapping the
+// boundary record expired (found by FuzzDifferential), and a record set
+// centuries after now overflowed the back-dating into expiry.
+func TestExpectationsExpiryIsDecidedOnTheSnapshotClock(t *testing.T) {
+	const timeout = 5 * time.Minute
+	for _, tc := range []struct {
+		name    string
+		setAt   time.Time
+		expired bool
+	}{
+		{"set now", smokeNow, false},
+		{"one nanosecond short of the timeout", smokeNow.Add(-timeout + time.Nanosecond), false},
+		{"exactly the timeout", smokeNow.Add(-timeout), false},
+		{"one nanosecond past the timeout", smokeNow.Add(-timeout - time.Nanosecond), true},
+		{"an hour old", smokeNow.Add(-time.Hour), true},
+		{"the zero time", time.Time{}, true},
+		{"a minute after now", smokeNow.Add(time.Minute), false},
+		{"three centuries after now", smokeNow.AddDate(300, 0, 0), false},
+		{"three centuries before now", smokeNow.AddDate(-300, 0, 0), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := expired(smokeNow, tc.setAt); got != tc.expired {
+				t.Errorf("expired = %v, want %v", got, tc.expired)
+			}
+			in := Input{Job: smokeJob(), Now: smokeNow, Expectations: expectations.Expectations{Creations: 1, SetAt: tc.setAt}}
+			res, err := Run(in)
+			if err != nil || res.Err != nil {
+				t.Fatal(err, res.Err)
+			}
+			// Expired: both pods of parallelism 2 are created and the
+			// expectations are set anew at now; else nothing is created
+			// and the record is left as seeded.
+			want, wantExp := 0, in.Expectations
+			if tc.expired {
+				want, wantExp = 2, expectations.Expectations{Creations: 2, SetAt: smokeNow}
+			}
+			if len(res.Creates) != want {
+				t.Errorf("creates = %d, want %d", len(res.Creates), want)
+			}
+			if e := res.Expectations; e.Creations != wantExp.Creations || !e.SetAt.Equal(wantExp.SetAt) {
+				t.Errorf("expectations after = %+v, want %+v", e, wantExp)
+			}
+		})
+	}
+}

@@ -142,7 +142,8 @@ var controlleeTimestampOffset = func() uintptr {
 
 // setControlleeTimestamp moves the moment an expectation was set. Upstream
 // measures expiry with the real clock, not the controller's, so the
-// harness back-dates the record by the snapshot's age of the expectations.
+// harness sets it where the real clock gives the snapshot's verdict
+// (seedExpectations).
 func setControlleeTimestamp(e *controller.ControlleeExpectations, t time.Time) {
 	*(*time.Time)(unsafe.Add(unsafe.Pointer(e), controlleeTimestampOffset)) = t
 }

@@ -1,0 +1,137 @@
+package jobsync
+
+import (
+	"cmp"
+	"slices"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/jobsync/jobsync/backoff"
+	"github.com/jobsync/jobsync/indexes"
+)
+
+// indexProgress is what the index step finds for an Indexed Job (the zero
+// value for a NonIndexed one).
+type indexProgress struct {
+	// prevSucceeded holds the indexes of status.completedIndexes; succeeded
+	// adds those of succeeded pods still carrying the tracking finalizer.
+	prevSucceeded, succeeded indexes.Set
+	// failed holds the failed indexes, with backoffLimitPerIndex only.
+	failed indexes.Set
+	// delayedRemoval maps an index to the failed pod whose finalizer stays
+	// until its replacement carries the index failure count, with
+	// backoffLimitPerIndex only.
+	delayedRemoval map[int]*podRecord
+}
+
+// indexProgress works out, for an Indexed Job, the succeeded and failed
+// indexes and which failed pods wait for their replacement.
+func (sync *syncState) indexProgress(view *podView) indexProgress {
+	var progress indexProgress
+	if !sync.indexed {
+		return progress
+	}
+	progress.prevSucceeded, progress.succeeded = sync.succeededIndexes(view)
+	if sync.perIndex {
+		progress.failed = sync.failedIndexes(view)
+		progress.delayedRemoval = delayedRemovals(view, progress.succeeded, progress.failed)
+	}
+	return progress
+}
+
+// succeededIndexes reads status.completedIndexes (leniently, as upstream
+// does) and returns it, and it with the valid indexes of succeeded pods
+// that still carry the tracking finalizer.
+func (sync *syncState) succeededIndexes(view *podView) (prev, now indexes.Set) {
+	prev = indexes.ParseLenient(sync.st.CompletedIndexes, int(*sync.job.Spec.Completions))
+	var add []int
+	for i := range view.finishedOrDeleting {
+		if r := &view.finishedOrDeleting[i]; r.succeeded && r.finalizer && r.validIndex {
+			add = append(add, r.index)
+		}
+	}
+	slices.Sort(add)
+	return prev, prev.WithIndexes(add)
+}
+
+// failedIndexes reads status.failedIndexes and adds the indexes of pods
+// with the tracking finalizer whose failure fails their index.
+func (sync *syncState) failedIndexes(view *podView) indexes.Set {
+	var prev indexes.Set
+	if sync.st.FailedIndexes != nil {
+		prev = indexes.ParseLenient(*sync.st.FailedIndexes, int(*sync.job.Spec.Completions))
+	}
+	var add []int
+	for i := range view.finishedOrDeleting {
+		if r := &view.finishedOrDeleting[i]; r.finalizer && r.validIndex && sync.failsIndex(r) {
+			add = append(add, r.index)
+		}
+	}
+	slices.Sort(add)
+	return prev.WithIndexes(add)
+}
+
+// failsIndex reports whether a pod's failure fails its index: a FailIndex
+// rule matched it, or it counts and the index had already used up its
+// backoffLimitPerIndex.
+func (sync *syncState) failsIndex(r *podRecord) bool {
+	switch {
+	case !r.failed:
+		return false
+	case r.verdict().action == batchv1.PodFailurePolicyActionFailIndex:
+		return true
+	case !r.verdict().counts():
+		return false
+	}
+	return failureCount(r.pod) >= *sync.job.Spec.BackoffLimitPerIndex
+}
+
+// delayedRemovals finds, for each index that has not succeeded, has not
+// failed and has no active pod, the failed pod whose finalizer must stay
+// until a replacement is created carrying the index's failure count.
+//
+// Upstream folds over the index's failed pods in its listing order, the
+// pod at hand replacing the current choice when its failure count is not
+// lower and its finish time not earlier. That is not a total order: when an
+// earlier-finished pod has the higher count (a deleting pod counted as
+// failed finishes at its Ready=False transition, say), the result depends
+// on the order. The fold is made here over the canonical listing order
+// (the Job's own pods before adopted ones, then creation time, name and
+// UID), the order in which the conformance module hands pods to upstream.
+func delayedRemovals(view *podView, succeeded, failed indexes.Set) map[int]*podRecord {
+	delayed := make(map[int]*podRecord)
+	var cands []*podRecord
+	for i := range view.finishedOrDeleting {
+		r := &view.finishedOrDeleting[i]
+		if !r.tracked || !r.failed || !r.validIndex {
+			continue
+		}
+		if ix := r.index; succeeded.Has(ix) || failed.Has(ix) || view.activeIndexes.has(ix) {
+			continue
+		}
+		cands = append(cands, r)
+	}
+	slices.SortFunc(cands, func(a, b *podRecord) int {
+		if c := cmp.Compare(a.index, b.index); c != 0 {
+			return c
+		}
+		if c := compareAdopted(a.adopted, b.adopted); c != 0 {
+			return c
+		}
+		return compareByAge(a.pod, b.pod)
+	})
+	for _, c := range cands {
+		if cur, seen := delayed[c.index]; !seen || replacesLastFailure(c.pod, cur.pod) {
+			delayed[c.index] = c
+		}
+	}
+	return delayed
+}
+
+// replacesLastFailure is upstream's step of the fold: failed pod p, met
+// after cur, becomes the index's last failure when its failure count is at
+// least cur's and it did not finish before cur.
+func replacesLastFailure(p, cur *corev1.Pod) bool {
+	return absoluteFailureCount(p) >= absoluteFailureCount(cur) && !backoff.FinishTime(p).Before(backoff.FinishTime(cur))
+}

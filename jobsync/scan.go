@@ -1,0 +1,167 @@
+package jobsync
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/jobsync/jobsync/expectations"
+	"github.com/jobsync/jobsync/indexes"
+	"github.com/jobsync/jobsync/podorder"
+)
+
+// scan is the one pass over every pod of the snapshot, and returns the
+// podView the later steps read. It applies upstream's ownership rules
+// (ControllerRefManager), adds the adoptions and releases to the plan, and
+// sorts the Job's pods into what the decisions need: the count of active pods (neither terminal
+// nor being deleted), of ready ones among them and of terminating ones
+// (being deleted but not terminal), and the list of pods that are terminal
+// or being deleted (terminal ones only while they carry the tracking
+// finalizer, unless a pod failure policy may read them), each classified
+// into a podRecord, which is all later steps look at in a steady state.
+//
+// Ownership: a pod controlled by the Job (see isJobRef) is kept while the
+// selector matches it and released otherwise (unless the Job is being
+// deleted); an orphan that matches the selector, is not being deleted and
+// lives in the Job's namespace is adopted, unless the Job is being deleted,
+// and is seen with the tracking finalizer that adoption adds unless an
+// owner reference already names the Job (see refersTo); any other pod is
+// not the Job's.
+//
+// A nil pod is an error. Two pods with one UID are an error where the UID
+// is used to count: among pods that are terminal or being deleted and carry
+// the tracking finalizer. Elsewhere the check would cost a set of every UID
+// on every sync, and no informer produces such input.
+func (sync *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) (podView, error) {
+	job := sync.job
+	match := newLabelMatcher(job.Spec.Selector)
+	deleting := job.DeletionTimestamp != nil
+	view := podView{expectedRemovals: exp.FinalizerRemovals}
+	view.uncountedSucceeded = uidSet(sync.st.UncountedTerminatedPods.Succeeded)
+	view.uncountedFailed = uidSet(sync.st.UncountedTerminatedPods.Failed)
+	if sync.indexed {
+		view.activeIndexes = newIndexSet(len(all))
+	}
+	view.pods = all // replaced by a filtered copy at the first pod not kept as it is
+	copied := false
+	// A terminal pod without the tracking finalizer (already counted) is
+	// read by no later step but failJobMessage, which upstream runs over
+	// every failed pod: such pods join view.finishedOrDeleting only under a pod failure
+	// policy. In a long Job they are most of the pods; leaving them out
+	// spares every later pass over view.finishedOrDeleting.
+	keepUntracked := job.Spec.PodFailurePolicy != nil
+	var foreign, orphaned int
+	// counted holds the positions in all of the pods whose UIDs count; they
+	// are checked for repeats after the loop, in one map of the right size.
+	var counted []int
+	for i, p := range all {
+		if p == nil {
+			// A repeated UID earlier in the list is reported first.
+			if err := repeatedUID(all, counted); err != nil {
+				return podView{}, err
+			}
+			return podView{}, inputErr(fmt.Sprintf("pods[%d]", i), nil, "is nil")
+		}
+		keep := false
+		ref := controllerOf(p)
+		switch {
+		case p.Namespace != job.Namespace:
+			foreign++
+		case ref != nil && !isJobRef(ref, job):
+			foreign++
+		case ref != nil && match.matches(p.Labels):
+			keep = true
+		case ref != nil:
+			if !deleting {
+				sync.plan.Releases = append(sync.plan.Releases, release(job, p, sync.opts.TrackingFinalizer))
+			}
+		case deleting || p.DeletionTimestamp != nil || !match.matches(p.Labels):
+			orphaned++
+		default:
+			sync.plan.Adoptions = append(sync.plan.Adoptions, adoption(job, p, sync.opts.TrackingFinalizer))
+			if !hasFinalizer(p, sync.opts.TrackingFinalizer) && !refersTo(p, job) {
+				cp := p.DeepCopy()
+				cp.Finalizers = append(cp.Finalizers, sync.opts.TrackingFinalizer)
+				p = cp
+			}
+			keep = true
+		}
+		if (!keep || p != all[i]) && !copied {
+			view.pods = append(make([]*corev1.Pod, 0, len(all)), all[:i]...)
+			copied = true
+		}
+		if !keep {
+			continue
+		}
+		if copied {
+			view.pods = append(view.pods, p)
+		}
+
+		terminal := p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+		if !terminal && p.DeletionTimestamp == nil {
+			view.counts.active++
+			if podorder.IsReady(p) {
+				view.counts.ready++
+			}
+			if sync.indexed {
+				ix := indexes.Of(p.Annotations)
+				if ix == indexes.Unknown || ix >= int(*job.Spec.Completions) || !view.activeIndexes.set(ix) {
+					view.indexTrouble = true
+				}
+			}
+			continue
+		}
+		if !terminal {
+			view.counts.terminating++
+		}
+		if hasFinalizer(p, sync.opts.TrackingFinalizer) {
+			counted = appendDoubling(counted, i)
+		} else if terminal && !keepUntracked {
+			// Counted and released long ago: nothing but a FailJob rule
+			// reads it again (see keepUntracked).
+			continue
+		}
+		view.finishedOrDeleting = appendDoubling(view.finishedOrDeleting, sync.classifyPod(p, ref == nil, exp.FinalizerRemovals))
+	}
+	if err := repeatedUID(all, counted); err != nil {
+		return podView{}, err
+	}
+	sortClaims(sync.plan.Releases)
+	sortClaims(sync.plan.Adoptions)
+	if foreign > 0 {
+		sync.plan.Notes = append(sync.plan.Notes, count(foreign, "pod belongs to another controller or namespace and is", "pods belong to another controller or namespace and are")+" left alone")
+	}
+	if orphaned > 0 {
+		sync.plan.Notes = append(sync.plan.Notes, count(orphaned, "orphan pod is", "orphan pods are")+" not adopted")
+	}
+	return view, nil
+}
+
+// repeatedUID reports the first of the pods at positions at (ascending)
+// whose UID an earlier one already has.
+func repeatedUID(all []*corev1.Pod, at []int) error {
+	if len(at) < 2 {
+		return nil
+	}
+	first := make(map[types.UID]int, len(at))
+	for _, i := range at {
+		uid := all[i].UID
+		if j, dup := first[uid]; dup {
+			return inputErr(fmt.Sprintf("pods[%d].metadata.uid", i), uid, fmt.Sprintf("is also the UID of pods[%d]", j))
+		}
+		first[uid] = i
+	}
+	return nil
+}
+
+func uidSet(uids []types.UID) map[types.UID]bool {
+	if len(uids) == 0 {
+		return nil
+	}
+	m := make(map[types.UID]bool, len(uids))
+	for _, u := range uids {
+		m[u] = true
+	}
+	return m
+}
