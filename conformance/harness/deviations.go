@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -41,10 +42,10 @@ func counterOverflow(v Verdict) bool {
 // labels, on which upstream's sync returns its pod control's refusal to
 // create a pod without labels, and the library returns a plan, with no
 // error, that creates nothing and expects no creation. The rest of the two
-// outcomes must be equal: the class is exactly "Error".
+// outcomes must be equal: Allowed has checked that only Error differs.
 func templateWithoutLabels(v Verdict) bool {
 	job := v.Case.Snapshot.Job
-	if job == nil || v.Class() != "Error" {
+	if job == nil {
 		return false
 	}
 	if m := job.Spec.CompletionMode; m != nil && *m != batchv1.NonIndexedCompletion {
@@ -97,10 +98,20 @@ func LoadDeviations(path string) ([]Deviation, error) {
 }
 
 // Allowed returns the predicate RunFamily takes: whether a verdict's
-// difference is one of the deviations, by its class and its situation.
+// difference is one of the deviations. The fields that differ must be
+// exactly the deviation's class, the deviation's situation must hold, and
+// a status of the plan that the API server rejects is excused only when it
+// rejects upstream's own status with the same objections (the library
+// writes the same status; upstream's defect, reproduced).
 func Allowed(devs []Deviation) func(Verdict) bool {
 	return func(v Verdict) bool {
-		class := v.Class()
+		if v.Panic != "" || v.Setup != "" {
+			return false
+		}
+		if len(v.Invalid) > 0 && !slices.Equal(v.Invalid, v.UpstreamInvalid) {
+			return false
+		}
+		class := strings.Join(v.Classes, "+")
 		for _, d := range devs {
 			if d.Class == class && d.situation != nil && d.situation(v) {
 				return true

@@ -64,6 +64,28 @@ func TestAllowedRecognisesTheDeviationNotJustItsClass(t *testing.T) {
 		{"an Indexed Job", verdict(indexed, Outcome{Error: refusal}, Outcome{}), false},
 		{"the library creates pods", verdict(bare(), Outcome{Error: refusal}, creating), false},
 		{"no Job", verdict(nil, Outcome{Error: refusal}, Outcome{}), false},
+		{"D2 with a status the API server rejects on both sides alike", func() Verdict {
+			v := verdict(bare(), Outcome{Error: refusal}, Outcome{})
+			v.Invalid = []string{"interimStatus: status.completionTime: must be equal to or after `startTime`"}
+			v.UpstreamInvalid = v.Invalid
+			return v
+		}(), true},
+		{"D2 with a status the API server rejects from the library only", func() Verdict {
+			v := verdict(bare(), Outcome{Error: refusal}, Outcome{})
+			v.Invalid = []string{"interimStatus: status.completionTime: must be equal to or after `startTime`"}
+			return v
+		}(), false},
+		{"D2 with statuses rejected differently", func() Verdict {
+			v := verdict(bare(), Outcome{Error: refusal}, Outcome{})
+			v.Invalid = []string{"interimStatus: status.completionTime: must be equal to or after `startTime`"}
+			v.UpstreamInvalid = []string{"status: status.succeeded: must be at most completions"}
+			return v
+		}(), false},
+		{"a panic", func() Verdict {
+			v := verdict(bare(), Outcome{Error: refusal}, Outcome{})
+			v.Panic = "boom"
+			return v
+		}(), false},
 		{"another class", func() Verdict {
 			v := verdict(bare(), Outcome{Error: refusal}, Outcome{})
 			v.Classes = []string{"Error", "Status"}
