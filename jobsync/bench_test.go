@@ -10,9 +10,9 @@ import (
 
 // The benchmarks measure Reconcile on Jobs of 10 to 100,000 pods in the
 // shapes of internal/testsupport/benchsnap (Steady, Tracking, ScaleDown, Suspend,
-// Create), beside two floors: Floor visits each pod once and counts phases;
+// Create), beside three floors: Floor visits each pod once and counts phases;
 // SemanticFloor reads what every sync must read even when nothing is to be
-// done. The conformance module runs the same snapshots through upstream's
+// done; ShapeFloor what each acting shape must read and build. The conformance module runs the same snapshots through upstream's
 // syncJob (conformance/upstream/bench_test.go). BENCHMARKS.md has the table
 // and the commands that reproduce it, e.g.:
 //
@@ -22,6 +22,12 @@ import (
 func BenchmarkFloor(b *testing.B) { benchsnap.BenchFloor(b) }
 
 func BenchmarkSemanticFloor(b *testing.B) { benchsnap.BenchSemanticFloor(b) }
+
+// BenchmarkShapeFloor is, for each shape that acts, the least any faithful
+// implementation must do on its snapshot (benchsnap.ShapeFloors): the
+// semantic floor's reads plus what upstream's rules force that shape to
+// read and build.
+func BenchmarkShapeFloor(b *testing.B) { benchsnap.BenchShapeFloor(b) }
 
 func BenchmarkSteady(b *testing.B)    { benchShape(b, "Steady") }
 func BenchmarkTracking(b *testing.B)  { benchShape(b, "Tracking") }

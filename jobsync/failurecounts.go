@@ -22,8 +22,14 @@ func ignoredFailureCount(p *corev1.Pod) int32 {
 	return annotationCount(p, batchv1.JobIndexIgnoredFailureCountAnnotation)
 }
 
-func absoluteFailureCount(p *corev1.Pod) int64 {
-	return int64(failureCount(p)) + int64(ignoredFailureCount(p))
+// absoluteFailureCount is the pod's counted and ignored failures of its
+// index together, summed in int32 as upstream sums them: two counts near the
+// int32 limit (annotations no controller writes, but the API server stores)
+// wrap to a negative sum, and the decisions that read the sum (the per-index
+// backoff, which pod of an index is the last to fail) follow upstream's
+// wrapped value rather than the true one.
+func absoluteFailureCount(p *corev1.Pod) int32 {
+	return failureCount(p) + ignoredFailureCount(p)
 }
 
 func annotationCount(p *corev1.Pod, key string) int32 {

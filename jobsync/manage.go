@@ -166,7 +166,9 @@ func (sync *syncState) indexesPastBackoff(ixs []int, delayed map[int]*podRecord)
 	for _, ix := range ixs {
 		left := time.Duration(0)
 		if p := delayed[ix]; p != nil {
-			failures := saturatingInc(int32(min(absoluteFailureCount(p.pod), int64(1<<31-2))))
+			// The failure that ended p counts too; the int32 sum wraps
+			// as upstream's does (a negative count owes the base delay).
+			failures := absoluteFailureCount(p.pod) + 1
 			left = backoff.RemainingFor(failures, backoff.FinishTime(p.pod), sync.now, sync.opts.BackoffBase, sync.opts.BackoffMax)
 		}
 		if left == 0 {

@@ -135,6 +135,9 @@ func TestCutList(t *testing.T) {
 		{"items twice", "apiVersion: v1\nkind: List\nitems:\n" + pod("a") + "items:\n" + pod("b"), true, nil},
 		{"not a List", "apiVersion: v1\nkind: Pod\nitems:\n" + pod("a"), true, nil},
 		{"an item that is not an object", "apiVersion: v1\nkind: List\nitems:\n" + pod("a") + "- 3\n", true, nil},
+		{"a line between the dash and the item's content", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n :x: 1\n", false, nil},
+		{"a lone dash, content on the next line", "apiVersion: v1\nkind: List\nitems:\n-\n   apiVersion: v1\n   kind: Pod\n   metadata: {name: a}\n", true, []int{4}},
+		{"a lone carriage return breaking a line", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: a}\n  \r:x\n", false, nil},
 		{"a line the cut cannot place", "apiVersion: v1\nkind: List\nitems:\n  - {apiVersion: v1, kind: Pod, metadata: {name: a}}\n x: 1\n", false, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -118,13 +118,17 @@ func checkSplit(t *testing.T, data []byte) {
 		}
 		rebuilt = append(rebuilt, d.text...)
 		if i < len(docs)-1 {
-			// The separator line lies between this document and the next.
+			// The separator line lies between this document and the next;
+			// as the file's last line it may have no newline.
 			start := len(rebuilt)
-			end := bytes.IndexByte(data[start:], '\n')
-			if end < 0 {
-				t.Fatalf("document %d is followed by no separator line", i)
+			end := len(data)
+			if j := bytes.IndexByte(data[start:], '\n'); j >= 0 {
+				end = start + j + 1
 			}
-			rebuilt = append(rebuilt, data[start:start+end+1]...)
+			if !isSeparator(bytes.TrimSuffix(bytes.TrimSuffix(data[start:end], []byte("\n")), []byte("\r"))) {
+				t.Fatalf("document %d is followed by %q, not a separator line", i, data[start:end])
+			}
+			rebuilt = append(rebuilt, data[start:end]...)
 		}
 	}
 	if !bytes.Equal(rebuilt, data) {

@@ -15,14 +15,16 @@ import (
 // text and the decoded objects.
 //
 // The cut is made on text, so it is only trusted where YAML cannot read the
-// lines otherwise; anything else returns ok false and the document is read
+// lines otherwise (and only in documents whose lines end in "\n" or
+// "\r\n", not at YAML's other line breaks); anything else returns ok false and the document is read
 // whole as before (decodeDocument), which also gives every syntax error
 // its line:
 //
 //   - "items:" alone at the left margin, then items that each start with
 //     "- " (or a lone "-") at one indentation k, their other lines blank,
-//     comments or indented by more than k; the first line that is none of
-//     these, at the left margin, ends the items;
+//     comments or indented at least as far as the item's content (what
+//     follows the "-"); the first line that is none of these, at the left
+//     margin, ends the items;
 //   - the lines before "items:" must convert on their own, and the rest of
 //     the document without the items too (with no second "items" key): a
 //     quoted scalar or flow collection left open before "items:" could
@@ -51,9 +53,13 @@ type itemSpan struct {
 // not laid out as cutList's comment says.
 func cutList(doc document) (c listCut, ok bool) {
 	text := doc.text
+	if hasOtherLineBreaks(text) {
+		return c, false
+	}
 	var pre, post []byte
 	state := 0 // 0 before "items:", 1 before the first item, 2 in the items, 3 after them
 	prefix := []byte(nil)
+	content := -1 // the column of the current item's content, -1 until known
 	n := 0
 	for off := 0; off < len(text); {
 		n++
@@ -80,14 +86,25 @@ func cutList(doc document) (c listCut, ok bool) {
 			c.indent = len(l) - len(t)
 			prefix = l[:c.indent+1]
 			c.items = append(c.items, itemSpan{start: off, line: doc.line + n - 1})
+			content = contentColumn(l, c.indent)
 			state = 2
 		case 2:
 			ind := len(l) - len(t)
 			switch {
-			case blank || ind > c.indent:
+			case blank:
+			case ind > c.indent:
+				// The item's own lines start at its content's column:
+				// a line between the "-" and that column reads differently
+				// alone than in the List.
+				if content < 0 {
+					content = ind
+				} else if ind < content {
+					return c, false
+				}
 			case ind == c.indent && bytes.HasPrefix(l, prefix) && (len(l) == len(prefix) || l[len(prefix)] == ' '):
 				c.items[len(c.items)-1].end = off
 				c.items = append(c.items, itemSpan{start: off, line: doc.line + n - 1})
+				content = contentColumn(l, c.indent)
 			case ind == 0:
 				c.items[len(c.items)-1].end = off
 				post = text[off:]
@@ -115,6 +132,40 @@ func cutList(doc document) (c listCut, ok bool) {
 	}
 	c.header = append(append(make([]byte, 0, len(pre)+len(post)), pre...), post...)
 	return c, true
+}
+
+// hasOtherLineBreaks reports whether text breaks lines otherwise than
+// with "\n" or "\r\n": YAML also breaks them at a lone "\r" and at NEL,
+// LS and PS, which the cut, reading lines at "\n", would not see.
+func hasOtherLineBreaks(text []byte) bool {
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '\r':
+			if i+1 == len(text) || text[i+1] != '\n' {
+				return true
+			}
+		case 0xC2:
+			if i+1 < len(text) && text[i+1] == 0x85 {
+				return true
+			}
+		case 0xE2:
+			if i+2 < len(text) && text[i+1] == 0x80 && (text[i+2] == 0xA8 || text[i+2] == 0xA9) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// contentColumn is the column of what follows the "-" at column indent on
+// an item's first line, or -1 when nothing (or a comment) follows it.
+func contentColumn(l []byte, indent int) int {
+	rest := l[indent+1:]
+	t := bytes.TrimLeft(rest, " ")
+	if len(t) == 0 || t[0] == '#' {
+		return -1
+	}
+	return indent + 1 + len(rest) - len(t)
 }
 
 // itemText writes item's text into buf as a document of its own: the

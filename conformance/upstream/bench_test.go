@@ -6,6 +6,7 @@ package upstream
 //	BenchmarkUpstream/shape=Steady/mode=NonIndexed/n=10000
 //	BenchmarkOurs/shape=Steady/mode=NonIndexed/n=10000
 //	BenchmarkFloor/n=10000, BenchmarkSemanticFloor/n=10000
+//	BenchmarkShapeFloor/shape=Suspend/mode=NonIndexed/n=10000
 //
 // benchstat -col .name compares the first two (BENCHMARKS.md has the
 // commands and the table).
@@ -55,6 +56,8 @@ import (
 func BenchmarkFloor(b *testing.B) { benchsnap.BenchFloor(b) }
 
 func BenchmarkSemanticFloor(b *testing.B) { benchsnap.BenchSemanticFloor(b) }
+
+func BenchmarkShapeFloor(b *testing.B) { benchsnap.BenchShapeFloor(b) }
 
 func BenchmarkOurs(b *testing.B) {
 	forEachCase(b, func(b *testing.B, s jobsync.Snapshot) {

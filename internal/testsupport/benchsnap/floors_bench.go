@@ -59,3 +59,38 @@ func BenchSemanticFloor(b *testing.B) {
 		})
 	}
 }
+
+// BenchShapeFloor is the body of BenchmarkShapeFloor in both modules: each
+// acting shape's floor (ShapeFloors) on that shape's snapshot, named like
+// the conformance module's BenchmarkOurs cases (shape=…/mode=…/n=…), at
+// the sizes where the floor covers the shape (ScaleDown needs 500 surplus
+// pods: 10,000 and up).
+func BenchShapeFloor(b *testing.B) {
+	for _, f := range ShapeFloors {
+		for _, sh := range Shapes {
+			if sh.Name != f.Shape {
+				continue
+			}
+			for _, m := range sh.Modes {
+				for _, n := range Sizes {
+					if sh.Name == "ScaleDown" && n < 10000 {
+						continue
+					}
+					b.Run(fmt.Sprintf("shape=%s/mode=%s/n=%d", sh.Name, m, n), func(b *testing.B) {
+						s := sh.Build(n, m)
+						if _, ok := f.Run(s); !ok {
+							b.Fatalf("the %s floor does not cover its snapshot", f.Shape)
+						}
+						b.ReportAllocs()
+						cpu, iters := CPUTime(), 0
+						for b.Loop() {
+							f.Run(s)
+							iters++
+						}
+						ReportCPU(b, cpu, iters)
+					})
+				}
+			}
+		}
+	}
+}
