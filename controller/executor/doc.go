@@ -18,7 +18,14 @@
 //     them.
 //
 // The executor takes a *memory.Sync, so the plan's memory is stored before
-// its first API call. A conflict or any failed step stops the plan: what
+// its first API call. A status write refused as a conflict is sent again
+// (StatusConflictRetries times at most) on the Job read afresh when the
+// Job changed only where Reconcile does not look (labels, annotations,
+// finalizers, owner references: another writer's metadata); upstream
+// returns every conflict and retries the whole sync a rate-limited second
+// or more later, which a Job whose labels another actor keeps writing may
+// never get past. A conflict over anything else, or any failed step, stops
+// the plan: what
 // was not done is lowered in the memory, and the *Error returned names the
 // step and carries a Result with what was done. Reconcile again from a
 // fresh snapshot (a workqueue's rate-limited retry does that).

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
@@ -193,12 +192,6 @@ func (r *run) record(events []jobsync.Event) {
 	for _, ev := range events {
 		r.x.Recorder.Event(r.job, ev.Type, ev.Reason, ev.Message)
 	}
-}
-
-func (r *run) writeStatus(ctx context.Context, base *batchv1.Job, status *batchv1.JobStatus) (*batchv1.Job, error) {
-	job := base.DeepCopy()
-	job.Status = *status.DeepCopy()
-	return r.x.Client.BatchV1().Jobs(job.Namespace).UpdateStatus(ctx, job, metav1.UpdateOptions{})
 }
 
 func (r *run) parallelism() int {

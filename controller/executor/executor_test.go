@@ -90,7 +90,7 @@ func TestFinishingEventsWaitForTheFinalStatus(t *testing.T) {
 		writes := 0
 		client.PrependReactor("update", "jobs", func(a k8stesting.Action) (bool, runtime.Object, error) {
 			writes++
-			if finalFails && writes == 2 {
+			if finalFails && writes >= 2 {
 				return true, nil, apierrors.NewConflict(schema.GroupResource{Group: "batch", Resource: "jobs"}, "pi", errors.New("stale"))
 			}
 			return false, nil, nil

@@ -51,6 +51,7 @@ type Controller struct {
 	queue       workqueue.TypedRateLimitingInterface[string]
 	orphans     workqueue.TypedRateLimitingInterface[string]
 	store       *memory.Store
+	written     writtenJobs
 	observer    memory.Observer
 	exec        *executor.Executor
 	broadcaster record.EventBroadcaster // nil when Options.Recorder is given

@@ -34,6 +34,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if apierrors.IsNotFound(err) {
 		logger.V(4).Info("Job is gone, forgetting its memory")
 		c.store.Forget(ns, name)
+		c.written.forget(ns, name)
 		return nil
 	}
 	if err != nil {
@@ -42,16 +43,30 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if !c.ours(job) {
 		// Enqueued for a Job of this name that was ours, replaced since.
 		c.store.Forget(ns, name)
+		c.written.forget(ns, name)
 		return nil
 	}
+	if err := c.written.stale(job); err != nil {
+		return err // retried with the rate limit, as upstream retries
+	}
+	// The memory is read before the pods, as upstream reads its
+	// expectations before listing: an informer event between the two reads
+	// then shows in the pod list (the cache is updated before the handlers
+	// lower the memory) while the memory still waits for it, so the sync
+	// holds back. The other way round, a pod just created would be missing
+	// from the list while its creation counted as observed, and the sync
+	// would create one too many; a finalizer removal just observed would be
+	// sent again.
+	//
 	// A Job read from the API server is already defaulted (jobsync.Default
 	// would change nothing), so it is handed over as the cache holds it;
 	// Reconcile neither keeps nor modifies it.
+	snap := c.store.Snapshot(job, nil, c.opts.Clock.Now())
 	pods, err := c.podsOf(job)
 	if err != nil {
 		return err
 	}
-	snap := c.store.Snapshot(job, pods, c.opts.Clock.Now())
+	snap.Pods = pods
 	plan, err := jobsync.Reconcile(snap, c.opts.Sync)
 	if err != nil {
 		var inErr *jobsync.InputError
@@ -71,6 +86,9 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		logger.V(4).Info("Sync note", "note", n)
 	}
 	res, err := c.exec.Execute(ctx, c.store.Begin(snap, plan))
+	if res.Job != nil {
+		c.written.wrote(res.Job)
+	}
 	logger.V(2).Info("Synced Job", "pods", len(pods),
 		"created", res.Created, "deleted", res.Deleted, "adopted", res.Adopted, "released", res.Released,
 		"finalizersRemoved", res.FinalizersRemoved, "interimStatus", res.InterimStatusWritten, "status", res.StatusWritten,

@@ -44,6 +44,16 @@ func keyOf(job *batchv1.Job) types.NamespacedName {
 // Snapshot returns the snapshot of one sync of job: the Job, its pods, the
 // clock reading and the memory kept for this Job (empty if none is kept,
 // or if what is kept belongs to an earlier Job of the same name).
+//
+// Take the memory before listing the pods from an informer cache: call
+// Snapshot with nil pods, then list and set the snapshot's Pods. An event
+// delivered between the two reads is then in the list while the memory
+// still waits for it, which only holds the sync back. Read the other way
+// round, a pod whose finalizer removal was observed in between shows its
+// finalizer while the memory no longer expects the removal, and it is
+// counted a second time (seen at 10,000 pods: 10,000 successes counted for
+// at most 9,992 pods); a pod whose creation was observed in between is missing
+// while its creation counts as observed, and one pod too many is created.
 func (s *Store) Snapshot(job *batchv1.Job, pods []*corev1.Pod, now time.Time) jobsync.Snapshot {
 	snap := jobsync.Snapshot{Job: job, Pods: pods, Now: now}
 	s.mu.Lock()

@@ -61,6 +61,8 @@ func generate(seed uint64, i int) scenario {
 	}
 	perIndex := false
 	ignores42 := false // exit code 42 is ignored: pods that fail so are replaced forever
+	// disruptions are ignored: disrupted pods are replaced forever
+	ignoresDisruption := false
 	if mode == 1 && rng.IntN(5) < 2 {
 		perIndex = true
 		limit := int32(rng.IntN(3))
@@ -91,6 +93,7 @@ func generate(seed uint64, i int) scenario {
 	if !onFailure && rng.IntN(10) < 3 {
 		var rules []batchv1.PodFailurePolicyRule
 		if rng.IntN(2) == 0 {
+			ignoresDisruption = true
 			rules = append(rules, batchv1.PodFailurePolicyRule{Action: batchv1.PodFailurePolicyActionIgnore,
 				OnPodConditions: []batchv1.PodFailurePolicyOnPodConditionsPattern{{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue}}})
 		}
@@ -121,6 +124,10 @@ func generate(seed uint64, i int) scenario {
 	sc.script.Default = randomBehavior(rng, onFailure)
 	if ignores42 && sc.script.Default.ExitCode == 42 {
 		sc.script.Default.ExitCode = 0 // else no pod would ever count
+	}
+	if ignoresDisruption && sc.script.Default.Disruption {
+		// Likewise (g1-143 ran until the 90s timeout on both sides).
+		sc.script.Default.Disruption = false
 	}
 	keys := int(max(completions, parallelism)) + 2
 	for k := range keys {

@@ -355,3 +355,56 @@ func TestClaimsToleratePodsGoneOrChanged(t *testing.T) {
 		})
 	}
 }
+
+// TestTrapStatusWriteAfterAnotherWritersLabelChange: another actor that
+// writes only the Job's labels between the sync's read and its status write
+// makes the API server refuse the write as a conflict. The plan's inputs
+// did not change, so the write is sent again on the fresh Job and the
+// Suspended condition is recorded in this sync (in the fault runs, a label
+// writer every 150ms kept refusing the rate-limited retries until the Job
+// was resumed, and Suspended=True was never written). A change of the spec
+// in the same window is not overridden: the conflict is returned.
+func TestTrapStatusWriteAfterAnotherWritersLabelChange(t *testing.T) {
+	r := newRig(t)
+	r.create(newJob("pi", 1, 1))
+	if _, _, err := r.sync("pi"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.client.BatchV1().Jobs("default").Patch(r.ctx, "pi", types.MergePatchType, []byte(`{"spec":{"suspend":true}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	view := r.job("pi")
+	if _, err := r.client.BatchV1().Jobs("default").Patch(r.ctx, "pi", types.MergePatchType, []byte(`{"metadata":{"labels":{"other":"writer"}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	plan, res, err := r.syncView(view)
+	if len(plan.Deletions) != 1 || (plan.InterimStatus == nil && plan.Status == nil) {
+		t.Fatalf("the plan does not delete the running pod and write status: the test proves nothing (%d deletions)", len(plan.Deletions))
+	}
+	if err != nil {
+		t.Fatalf("Execute: %v, want the status written on the fresh Job", err)
+	}
+	if !res.InterimStatusWritten && !res.StatusWritten {
+		t.Error("no status written")
+	}
+	got := r.job("pi")
+	if !hasCondition(got, batchv1.JobSuspended) || got.Labels["other"] != "writer" {
+		t.Errorf("the Job has conditions %+v and labels %v; want Suspended=True beside the other writer's label", got.Status.Conditions, got.Labels)
+	}
+
+	// Resumed, then a stale view: parallelism changed after the read.
+	if _, err := r.client.BatchV1().Jobs("default").Patch(r.ctx, "pi", types.MergePatchType, []byte(`{"spec":{"suspend":false}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	view = r.job("pi")
+	if _, err := r.client.BatchV1().Jobs("default").Patch(r.ctx, "pi", types.MergePatchType, []byte(`{"spec":{"parallelism":2}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = r.syncView(view)
+	if !apierrors.IsConflict(err) {
+		t.Fatalf("Execute on a Job whose spec changed since it was read: %v, want the conflict", err)
+	}
+	if got := r.job("pi"); !hasCondition(got, batchv1.JobSuspended) {
+		t.Errorf("the resume was written over a spec the plan never saw: conditions %+v", got.Status.Conditions)
+	}
+}
