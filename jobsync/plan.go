@@ -27,6 +27,14 @@ type Snapshot struct {
 	// Expectations is the memory of creations, deletions and finalizer
 	// removals not yet observed, as returned by the previous plan and lowered
 	// by the caller's observations since.
+	//
+	// Read it before listing Pods, as upstream checks its expectations before
+	// it lists: an observation that lands between the two reads then shows
+	// in Pods while the memory still waits for it, and the sync holds back.
+	// Read the other way round, a pod whose finalizer removal was just
+	// observed can still show the finalizer in Pods while the memory no
+	// longer expects the removal, and it is removed and counted a second
+	// time (as controller/jobcontroller's 10,000-pod run showed).
 	Expectations expectations.Expectations
 	// Backoff is the pod-failure backoff record returned by the previous plan.
 	Backoff backoff.Record
