@@ -15,14 +15,7 @@ import (
 // (The conformance module checks the upstream column against the pinned
 // k8s.io/kubernetes release.)
 func TestUpstreamMapNamesOurCode(t *testing.T) {
-	md, err := os.ReadFile("../UPSTREAM.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refs, err := upstreammap.Refs(string(md), upstreammap.Side{Column: "ours", DefaultDir: "jobsync/"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	refs := oursRefs(t)
 	names := 0
 	for _, r := range refs {
 		if r.Name != "" {
@@ -43,14 +36,7 @@ func TestUpstreamMapNamesOurCode(t *testing.T) {
 // the step's file) is in UPSTREAM.md's ours column under that file, so that
 // a new or renamed step cannot be left out of the map.
 func TestUpstreamMapHasEveryStep(t *testing.T) {
-	md, err := os.ReadFile("../UPSTREAM.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refs, err := upstreammap.Refs(string(md), upstreammap.Side{Column: "ours", DefaultDir: "jobsync/"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	refs := oursRefs(t)
 	mapped := map[string]bool{}
 	for _, r := range refs {
 		mapped[r.File+" "+r.Name] = true
@@ -75,4 +61,18 @@ func TestUpstreamMapHasEveryStep(t *testing.T) {
 		t.Fatalf("only %d steps found in reconcile.go; do its step lines still end in a comment naming their file?", steps)
 	}
 	t.Logf("%d steps of Reconcile found in UPSTREAM.md", steps)
+}
+
+// oursRefs reads the files and names of UPSTREAM.md's ours column.
+func oursRefs(t *testing.T) []upstreammap.Ref {
+	t.Helper()
+	md, err := os.ReadFile("../UPSTREAM.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs, err := upstreammap.Refs(string(md), upstreammap.Side{Column: "ours", DefaultDir: "jobsync/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return refs
 }
