@@ -20,7 +20,7 @@ func (sync *syncState) deleteAllActive(view *podView, finish *batchv1.JobConditi
 	c := view.counts
 	reason := fmt.Sprintf("the Job is finishing (%s)", finish.Reason)
 	for _, p := range sync.sortedForPlan(view.activePods()) {
-		sync.addDeletion(&c, p, false, reason)
+		sync.addDeletion(&c, p, podorder.IsReady(p), false, reason)
 	}
 	return c
 }
@@ -38,8 +38,8 @@ func (sync *syncState) manage(view *podView, counts finishedCounts, progress ind
 		rm := sync.forRemoval(view, int(active))
 		sync.plan.Expectations = sync.plan.Expectations.ExpectDeletions(len(rm), sync.now)
 		sync.plan.Deletions = slices.Grow(sync.plan.Deletions, len(rm))
-		for _, p := range rm {
-			sync.addDeletion(&c, p, true, "the Job is suspended")
+		for _, d := range rm {
+			sync.addDeletion(&c, d.pod(), d.rank.Ready(), d.finalizer, "the Job is suspended")
 		}
 		return c
 	}
@@ -72,12 +72,14 @@ func (sync *syncState) manage(view *podView, counts finishedCounts, progress ind
 			repeated = sync.repeatedActiveIndexes(view.activePods())
 		}
 		sync.plan.Deletions = slices.Grow(sync.plan.Deletions, len(rm))
-		for _, p := range rm {
+		for _, d := range rm {
 			r := reason
-			if sync.indexed {
-				r = sync.indexedDeletionReason(p, reason, repeated)
+			if view.indexTrouble {
+				// Without trouble every active pod has its own valid
+				// index: each goes as surplus.
+				r = sync.indexedDeletionReason(d.pod(), reason, repeated)
 			}
-			sync.addDeletion(&c, p, true, r)
+			sync.addDeletion(&c, d.pod(), d.rank.Ready(), d.finalizer, r)
 		}
 		if sync.indexed {
 			sync.plan.Notes = append(sync.plan.Notes, "no pods are created: a sync that deletes pods does not create any")
@@ -183,13 +185,16 @@ func (sync *syncState) indexesPastBackoff(ixs []int, delayed map[int]*podRecord)
 	return nil, wait
 }
 
-// addDeletion adds one pod deletion to the plan and takes it out of the
-// active, ready and terminating counts as upstream does on success.
-func (sync *syncState) addDeletion(c *podCounts, p *corev1.Pod, removeFinalizer bool, reason string) {
-	ready := podorder.IsReady(p)
+// addDeletion adds the deletion of pod p to the plan and takes it out of
+// the active, ready and terminating counts as upstream does on success.
+// ready is the pod's readiness and removeFinalizer whether the deletion
+// also removes the tracking finalizer (the pod carries it, and the
+// deletion is one that removes it): the caller has them from the pod's
+// rank, so that no pod is read again in deletion order.
+func (sync *syncState) addDeletion(c *podCounts, p *corev1.Pod, ready, removeFinalizer bool, reason string) {
 	sync.plan.Deletions = append(sync.plan.Deletions, PodDeletion{
 		Pod:             refOf(p),
-		RemoveFinalizer: removeFinalizer && hasFinalizer(p, sync.opts.TrackingFinalizer),
+		RemoveFinalizer: removeFinalizer,
 		Ready:           ready,
 		Reason:          reason,
 	})

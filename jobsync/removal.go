@@ -13,29 +13,37 @@ import (
 
 // This file picks the active pods manage deletes, and says why.
 
-// forRemoval returns at least n active pods to delete, in deletion order:
-// for Indexed Jobs first every pod with an invalid or repeated index, then
-// as many of the others as needed.
+// forRemoval returns at least n active pods to delete, in deletion order,
+// each with its rank (which carries its readiness) and whether it carries
+// the tracking finalizer: for Indexed Jobs first every pod with an invalid
+// or repeated index, then as many of the others as needed.
 //
 // The deletion order is podorder's, a strict total order: which pods come
 // first does not depend on the order of the snapshot's pods.
-func (sync *syncState) forRemoval(view *podView, n int) []*corev1.Pod {
+func (sync *syncState) forRemoval(view *podView, n int) []*candidate {
 	if !view.indexTrouble {
 		// NonIndexed, or every active pod has its own valid index: only
 		// the surplus goes. (A steady sync never builds the list.)
 		if n <= 0 {
 			return nil
 		}
-		if sync.indexed {
-			return podorder.FirstForRemovalIndexed(view.activePods(), n)
+		if rm, ok := view.shortlist.first(n); ok {
+			return rm
 		}
-		return podorder.FirstForRemoval(view.activePods(), n)
+		if sync.indexed {
+			return sync.candidatesOf(podorder.FirstRankedIndexed(view.activePods(), n))
+		}
+		return sync.candidatesOf(podorder.FirstRanked(view.activePods(), n))
 	}
-	rm, left := sync.indexedForRemoval(view.activePods())
-	if len(rm) < n {
-		rm = append(rm, podorder.FirstForRemovalIndexed(left, n-len(rm))...)
+	pods, left := sync.indexedForRemoval(view.activePods())
+	ranks := make([]podorder.Ranked, len(pods), max(len(pods), n))
+	for i, p := range pods {
+		ranks[i] = podorder.Rank(p) // for the readiness: they are ordered already
 	}
-	return rm
+	if len(pods) < n {
+		ranks = append(ranks, podorder.FirstRankedIndexed(left, n-len(pods))...)
+	}
+	return sync.candidatesOf(ranks)
 }
 
 // repeatedActiveIndexes returns the valid indexes held by more than one

@@ -41,7 +41,7 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, exp expectations.Exp
 	job := sync.job
 	match := newLabelMatcher(job.Spec.Selector)
 	deleting := job.DeletionTimestamp != nil
-	view := podView{expectedRemovals: exp.FinalizerRemovals, settled: settled}
+	view := podView{expectedRemovals: exp.FinalizerRemovals, settled: settled, shortlist: sync.newShortlist(exp, len(all))}
 	view.uncountedSucceeded = uidSet(sync.st.UncountedTerminatedPods.Succeeded)
 	view.uncountedFailed = uidSet(sync.st.UncountedTerminatedPods.Failed)
 	if sync.indexed {
@@ -105,14 +105,30 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, exp expectations.Exp
 		terminal := p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
 		if !terminal && p.DeletionTimestamp == nil {
 			view.counts.active++
-			if podorder.IsReady(p) {
-				view.counts.ready++
-			}
+			ix := indexes.Unknown
 			if sync.indexed {
-				ix := indexes.Of(p.Annotations)
+				ix = indexes.Of(p.Annotations)
 				if ix == indexes.Unknown || ix >= int(*job.Spec.Completions) || !view.activeIndexes.set(ix) {
 					view.indexTrouble = true
 				}
+			}
+			if view.shortlist.starts(view.counts.active) {
+				// The pods kept before this one: view.pods once copied,
+				// else all of all[:i].
+				earlier := all[:i]
+				if copied {
+					earlier = view.pods[:len(view.pods)-1]
+				}
+				view.shortlist.catchUp(earlier)
+			}
+			var ready bool
+			if view.shortlist.ranking {
+				ready = view.shortlist.add(p, ix)
+			} else {
+				ready = podorder.IsReady(p)
+			}
+			if ready {
+				view.counts.ready++
 			}
 			continue
 		}

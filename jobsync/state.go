@@ -71,6 +71,10 @@ type podView struct {
 	activeIndexes *indexSet
 	indexTrouble  bool
 
+	// shortlist holds the active pods ranked for deletion, when the sync
+	// may delete some (see shortlist.go).
+	shortlist shortlist
+
 	// uncountedSucceeded and uncountedFailed hold the UIDs found in
 	// status.uncountedTerminatedPods at the start of the sync.
 	uncountedSucceeded, uncountedFailed map[types.UID]bool

@@ -43,3 +43,29 @@ func ExampleFirstForRemoval() {
 	// pi-pending
 	// pi-ready-late
 }
+
+// Suspending a Job deletes every active pod; each deletion records whether
+// the pod was ready, which the rank carries, so no pod is read again.
+func ExampleFirstRanked() {
+	start := time.Date(2026, time.March, 1, 12, 0, 0, 0, time.UTC)
+	ready := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "pi-ready", CreationTimestamp: metav1.NewTime(start)},
+		Spec:       corev1.PodSpec{NodeName: "node-1"},
+		Status: corev1.PodStatus{
+			Phase:      corev1.PodRunning,
+			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}},
+		},
+	}
+	starting := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "pi-starting", CreationTimestamp: metav1.NewTime(start)},
+		Spec:       corev1.PodSpec{NodeName: "node-1"},
+		Status:     corev1.PodStatus{Phase: corev1.PodRunning},
+	}
+	pods := []*corev1.Pod{ready, starting}
+	for _, r := range podorder.FirstRanked(pods, len(pods)) {
+		fmt.Println(r.Pod().Name, "ready:", r.Ready())
+	}
+	// Output:
+	// pi-starting ready: false
+	// pi-ready ready: true
+}

@@ -12,7 +12,6 @@ package podorder
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Less reports whether a should be deleted before b. In turn, the first rule
@@ -36,30 +35,62 @@ func Less(a, b *corev1.Pod) bool {
 
 // Compare is Less as a three-way comparison for slices.SortFunc.
 func Compare(a, b *corev1.Pod) int {
-	ra, rb := rankOf(a, false), rankOf(b, false)
-	return compareRanks(&ra, &rb)
+	ra, rb := Rank(a), Rank(b)
+	return CompareRanked(&ra, &rb)
 }
 
 // FirstForRemoval returns the n pods that come first in the deletion order,
 // first to last, in a new slice; pods is not modified. n is clamped to
 // [0, len(pods)].
 func FirstForRemoval(pods []*corev1.Pod, n int) []*corev1.Pod {
-	n = max(0, min(n, len(pods)))
-	if n == 0 {
-		return nil
-	}
-	return firstByRank(pods, n, false)
+	return podsOf(pods, n, false)
 }
 
 // FirstForRemovalIndexed is FirstForRemoval for the pods of an Indexed Job,
 // which upstream sorts for deletion from a list ordered by completion
 // index: of pods the order ranks equal, the lower index goes first.
 func FirstForRemovalIndexed(pods []*corev1.Pod, n int) []*corev1.Pod {
+	return podsOf(pods, n, true)
+}
+
+// FirstRanked is FirstForRemoval returning each chosen pod's rank, which
+// carries the pod and its readiness: a caller that acts on the pods in
+// deletion order (a deletion records whether the pod was ready) then reads
+// no pod's conditions a second time.
+func FirstRanked(pods []*corev1.Pod, n int) []Ranked {
+	return ranksOf(pods, n, false)
+}
+
+// FirstRankedIndexed is FirstForRemovalIndexed returning each chosen pod's
+// rank, as FirstRanked does.
+func FirstRankedIndexed(pods []*corev1.Pod, n int) []Ranked {
+	return ranksOf(pods, n, true)
+}
+
+func podsOf(pods []*corev1.Pod, n int, indexed bool) []*corev1.Pod {
 	n = max(0, min(n, len(pods)))
 	if n == 0 {
 		return nil
 	}
-	return firstByRank(pods, n, true)
+	first := firstByRank(pods, n, indexed)
+	out := make([]*corev1.Pod, n)
+	for i := range out {
+		out[i] = first[i].pod
+	}
+	return out
+}
+
+func ranksOf(pods []*corev1.Pod, n int, indexed bool) []Ranked {
+	n = max(0, min(n, len(pods)))
+	if n == 0 {
+		return nil
+	}
+	first := firstByRank(pods, n, indexed)
+	out := make([]Ranked, n)
+	for i := range out {
+		out[i] = *first[i]
+	}
+	return out
 }
 
 // IsReady reports whether the pod's Ready condition is True.
@@ -72,7 +103,7 @@ func IsReady(p *corev1.Pod) bool {
 	return false
 }
 
-func phaseRank(p corev1.PodPhase) int {
+func phaseRank(p corev1.PodPhase) int8 {
 	switch p {
 	case corev1.PodUnknown:
 		return 1
@@ -81,16 +112,6 @@ func phaseRank(p corev1.PodPhase) int {
 	default:
 		return 0
 	}
-}
-
-// readyTime is the last transition of the Ready condition of a ready pod.
-func readyTime(p *corev1.Pod) metav1.Time {
-	for i := range p.Status.Conditions {
-		if c := p.Status.Conditions[i]; c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
-			return c.LastTransitionTime
-		}
-	}
-	return metav1.Time{}
 }
 
 func maxRestarts(p *corev1.Pod) (regular, sidecar int32) {

@@ -12,38 +12,87 @@ import (
 	"github.com/jobsync/jobsync/internal/heap"
 )
 
-// rank is everything the deletion order reads from a pod, read once:
-// compareRanks is the order itself, and Compare ranks both pods at every
-// call. A sort of n pods makes n log n comparisons, so FirstForRemoval
-// ranks each pod once and compares ranks, rather than walking a Job of
-// 10,000 pods' conditions some thirty times each.
-type rank struct {
+// Ranked is a pod with everything the deletion order reads of it, read in
+// one walk of the pod: Compare ranks both pods at every call, and a sort of
+// n pods makes n log n comparisons, so FirstForRemoval ranks each pod once
+// and compares ranks, rather than walking a Job of 10,000 pods' conditions
+// some thirty times each. A caller that reads its pods anyway (to count
+// the ready ones, say) can rank them in the same pass with Rank or
+// RankIndexed, and order the ranks with CompareRanked.
+//
+// Only the fields that order pods of distinct creation times are copied.
+// The tie-breaks after them (adoption, name, UID) are read from the pod
+// when two ranks tie that far, which is rare: copying them for every pod
+// would cost more than reading them for the few ties.
+//
+// The zero Ranked has no pod; its methods are safe but it must not be
+// compared.
+type Ranked struct {
 	assigned  bool
-	phase     int
+	phase     int8
 	ready     bool
-	readyAt   instant // meaningful only when ready
 	restarts  int32
 	sidecar   int32
+	readyAt   instant // meaningful only when ready
 	createdAt instant
-	index     int  // completion index (FirstForRemovalIndexed), else 0
-	adopted   bool // no controller reference: an orphan being adopted
-	name, uid string
+	index     int // completion index (RankIndexed), else 0
 	pod       *corev1.Pod
 }
+
+// Rank reads what the deletion order reads of p: node assignment, phase,
+// the Ready condition and its last transition (in one walk of the
+// conditions), the containers' restart counts and the creation time.
+func Rank(p *corev1.Pod) Ranked {
+	r := Ranked{
+		assigned:  p.Spec.NodeName != "",
+		phase:     phaseRank(p.Status.Phase),
+		createdAt: instantOf(p.CreationTimestamp),
+		pod:       p,
+	}
+	for i := range p.Status.Conditions {
+		if c := &p.Status.Conditions[i]; c.Type == corev1.PodReady {
+			// The first Ready condition decides, as IsReady reads it.
+			if c.Status == corev1.ConditionTrue {
+				r.ready = true
+				r.readyAt = instantOf(c.LastTransitionTime)
+			}
+			break
+		}
+	}
+	r.restarts, r.sidecar = maxRestarts(p)
+	return r
+}
+
+// RankIndexed is Rank for a pod of an Indexed Job, whose completion index
+// breaks ties as FirstForRemovalIndexed does. index is the pod's completion
+// index as indexes.Of reads it from the pod's annotations (indexes.Unknown
+// for none): a caller that has parsed it already passes it on, and the
+// annotations are not read again.
+func RankIndexed(p *corev1.Pod, index int) Ranked {
+	r := Rank(p)
+	r.index = index
+	return r
+}
+
+// Pod returns the ranked pod, the caller's own pointer.
+func (r Ranked) Pod() *corev1.Pod { return r.pod }
+
+// Ready reports whether the pod's Ready condition is True, as IsReady does.
+func (r Ranked) Ready() bool { return r.ready }
 
 // instant orders times as Compare does: later first, the zero time counting
 // as later than any other.
 type instant struct {
-	zero bool
 	sec  int64
-	nsec int
+	nsec int32
+	zero bool
 }
 
 func instantOf(t metav1.Time) instant {
 	if t.IsZero() {
 		return instant{zero: true}
 	}
-	return instant{sec: t.Unix(), nsec: t.Nanosecond()}
+	return instant{sec: t.Unix(), nsec: int32(t.Nanosecond())}
 }
 
 // compareLaterFirst is negative when a is later than b.
@@ -60,29 +109,17 @@ func compareLaterFirst(a, b instant) int {
 	return cmp.Compare(b.nsec, a.nsec)
 }
 
-func rankOf(p *corev1.Pod, indexed bool) rank {
-	r := rank{
-		adopted:   metav1.GetControllerOfNoCopy(p) == nil,
-		assigned:  p.Spec.NodeName != "",
-		phase:     phaseRank(p.Status.Phase),
-		ready:     IsReady(p),
-		createdAt: instantOf(p.CreationTimestamp),
-		name:      p.Name,
-		uid:       string(p.UID),
-		pod:       p,
-	}
-	if r.ready {
-		r.readyAt = instantOf(readyTime(p))
-	}
+func rankOf(p *corev1.Pod, indexed bool) Ranked {
 	if indexed {
-		r.index = indexes.Of(p.Annotations)
+		return RankIndexed(p, indexes.Of(p.Annotations))
 	}
-	r.restarts, r.sidecar = maxRestarts(p)
-	return r
+	return Rank(p)
 }
 
-// compareRanks is the deletion order (see Less for its rules).
-func compareRanks(a, b *rank) int {
+// CompareRanked is the deletion order on ranks (see Less for its rules):
+// negative when a's pod goes before b's. Both must come from Rank, or both
+// from RankIndexed.
+func CompareRanked(a, b *Ranked) int {
 	if a.assigned != b.assigned {
 		if !a.assigned {
 			return -1
@@ -90,7 +127,7 @@ func compareRanks(a, b *rank) int {
 		return 1
 	}
 	if a.phase != b.phase {
-		return a.phase - b.phase
+		return int(a.phase) - int(b.phase)
 	}
 	if a.ready != b.ready {
 		if !a.ready {
@@ -117,50 +154,54 @@ func compareRanks(a, b *rank) int {
 	if a.index != b.index {
 		return cmp.Compare(a.index, b.index)
 	}
-	if a.adopted != b.adopted {
-		if !a.adopted {
+	return compareTied(a.pod, b.pod)
+}
+
+// compareTied breaks the last ties from the pods themselves: the Job's own
+// pods (with a controller reference) before adopted ones, then name and UID.
+func compareTied(a, b *corev1.Pod) int {
+	aAdopted, bAdopted := metav1.GetControllerOfNoCopy(a) == nil, metav1.GetControllerOfNoCopy(b) == nil
+	if aAdopted != bAdopted {
+		if !aAdopted {
 			return -1
 		}
 		return 1
 	}
-	if c := strings.Compare(a.name, b.name); c != 0 {
+	if c := strings.Compare(a.Name, b.Name); c != 0 {
 		return c
 	}
-	return strings.Compare(a.uid, b.uid)
+	return strings.Compare(string(a.UID), string(b.UID))
 }
 
-// firstByRank returns the n first pods in the deletion order, first to
-// last. Each pod is read once into its rank. When few pods are wanted (a
-// scale-down takes at most 500 of a Job of any size) a bounded max-heap of
-// n ranks keeps the first ones seen so far: O(len(pods) log n), and a pod
-// that does not make the cut costs one comparison with the heap's root.
-// Otherwise (suspension deletes every pod) the ranks are sorted.
-func firstByRank(pods []*corev1.Pod, n int, indexed bool) []*corev1.Pod {
+// firstByRank returns the ranks of at least the n first pods in the
+// deletion order, first to last, for 0 < n <= len(pods). Each pod is read once into its rank. When few pods are
+// wanted (a scale-down takes at most 500 of a Job of any size) a bounded
+// max-heap of n ranks keeps the first ones seen so far: O(len(pods) log n),
+// and a pod that does not make the cut costs one comparison with the
+// heap's root. Otherwise (suspension deletes every pod) the ranks are
+// sorted, through pointers: a swap moves 8 bytes rather than a rank's 64.
+func firstByRank(pods []*corev1.Pod, n int, indexed bool) []*Ranked {
 	heapOnly := n <= len(pods)/8
 	kept := len(pods)
 	if heapOnly {
 		kept = n
 	}
-	ranks := make([]rank, kept)
-	ptrs := make([]*rank, kept)
+	ranks := make([]Ranked, kept)
+	ptrs := make([]*Ranked, kept)
 	for i, p := range pods[:kept] {
 		ranks[i] = rankOf(p, indexed)
 		ptrs[i] = &ranks[i]
 	}
 	if heapOnly {
-		later := func(a, b *rank) int { return compareRanks(b, a) }
+		later := func(a, b *Ranked) int { return CompareRanked(b, a) }
 		heap.Init(ptrs, later)
 		for _, p := range pods[n:] {
-			if r := rankOf(p, indexed); compareRanks(&r, ptrs[0]) < 0 {
+			if r := rankOf(p, indexed); CompareRanked(&r, ptrs[0]) < 0 {
 				*ptrs[0] = r
 				heap.Down(ptrs, 0, later)
 			}
 		}
 	}
-	slices.SortFunc(ptrs, compareRanks)
-	out := make([]*corev1.Pod, n)
-	for i := range out {
-		out[i] = ptrs[i].pod
-	}
-	return out
+	slices.SortFunc(ptrs, CompareRanked)
+	return ptrs
 }
