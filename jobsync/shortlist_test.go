@@ -168,6 +168,9 @@ func ptr[T any](v T) *T { return &v }
 // candidates at random places in the list; at 64 bytes none straddles two
 // cache lines.
 func TestCandidateFillsOneCacheLine(t *testing.T) {
+	if unsafe.Sizeof(uintptr(0)) != 8 {
+		t.Skip("the layout is planned for 64-bit platforms")
+	}
 	if got := unsafe.Sizeof(candidate{}); got != 64 {
 		t.Errorf("a candidate takes %d bytes, want 64", got)
 	}
