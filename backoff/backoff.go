@@ -29,9 +29,17 @@ type Record struct {
 // success (strictly later) are counted again from zero, and the latest of
 // them sets LastFailureTime. Without a success, every new failure adds one
 // and the latest failure sets LastFailureTime.
+//
+// Successes without any new failure give the empty record whatever their
+// finish times and whatever r held, as upstream's newBackoffRecord does, so
+// no finish time is read then: a long Job finishes hundreds of pods a sync,
+// and this is the common case.
 func (r Record) Update(succeeded, failed []*corev1.Pod) Record {
-	if len(succeeded) == 0 && len(failed) == 0 {
-		return r
+	if len(failed) == 0 {
+		if len(succeeded) == 0 {
+			return r
+		}
+		return Record{}
 	}
 	if len(succeeded) == 0 {
 		latest := FinishTime(failed[0])

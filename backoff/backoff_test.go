@@ -278,6 +278,49 @@ func TestUpdate(t *testing.T) {
 	}
 }
 
+// TestUpdateSuccessesWithoutFailures specifies the shortcut Update takes
+// when pods succeeded and none failed: the empty record, whatever the
+// remembered record held and whatever the successes' finish times, as
+// upstream's newBackoffRecord resets both fields then. Every case starts
+// from a remembered failure, so an early return that kept any of it, or
+// that compared the successes with the remembered failure time, fails here.
+func TestUpdateSuccessesWithoutFailures(t *testing.T) {
+	h := time.Hour
+	cases := []struct {
+		name      string
+		prev      backoff.Record
+		succeeded []*corev1.Pod
+	}{
+		{"a success after the remembered failure",
+			record(4, ptr(at(-h))), finished(0)},
+		{"a success long before the remembered failure still resets",
+			record(4, ptr(at(h))), finished(-h)},
+		{"a count without a time is reset",
+			record(9, nil), finished(0)},
+		{"a negative (wrapped) count is reset",
+			record(-1, ptr(at(0))), finished(0)},
+		{"a success without any finish time (created at the zero time)",
+			record(2, ptr(at(0))), []*corev1.Pod{pod(containers(running))}},
+		{"successes finished in any order",
+			record(3, ptr(at(h))), finished(-h, h, 0, -2*h)},
+		{"a success timed by its Ready=False transition",
+			record(1, ptr(at(h))), []*corev1.Pod{pod(containers(running), readyCond(corev1.ConditionFalse, at(2*h)))}},
+		// The result needs no finish time, so none is read: not even a nil
+		// pod, which any read would dereference, is looked at.
+		{"the successes are not read at all",
+			record(5, ptr(at(0))), []*corev1.Pod{nil, nil}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, failed := range [][]*corev1.Pod{nil, {}} {
+				if got := tc.prev.Update(tc.succeeded, failed); !cmp.Equal(got, backoff.Record{}) {
+					t.Errorf("Update(succeeded, %#v) = %+v, want the empty record", failed, got)
+				}
+			}
+		})
+	}
+}
+
 // TestDelay specifies the exponential backoff: base after one failure,
 // doubling per failure, capped.
 func TestDelay(t *testing.T) {

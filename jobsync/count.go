@@ -20,13 +20,21 @@ type finishedCounts struct {
 // record prev with the newly finished pods. It fails only when a counter
 // would pass int32.
 func (sync *syncState) countFinished(view *podView, prev backoff.Record) (finishedCounts, error) {
-	newSucceeded, newFailed, failedCounting := sync.newlyFinished(view)
-	c := finishedCounts{backoff: prev.Update(newSucceeded, newFailed)}
+	nf := sync.newlyFinished(view)
+	c := finishedCounts{backoff: prev}
+	switch {
+	case len(nf.failed) > 0:
+		c.backoff = prev.Update(sync.succeededPods(view, nf), nf.failed)
+	case nf.succeeded > 0:
+		// Successes alone reset the record whatever their finish times
+		// (Record.Update): no list of them is needed.
+		c.backoff = prev.Update(nf.anySucceeded, nil)
+	}
 	var err error
-	if c.succeeded, err = addCounts("job.status.succeeded", int(sync.job.Status.Succeeded), len(newSucceeded), len(view.uncountedSucceeded)); err != nil {
+	if c.succeeded, err = addCounts("job.status.succeeded", int(sync.job.Status.Succeeded), nf.succeeded, len(view.uncountedSucceeded)); err != nil {
 		return finishedCounts{}, err
 	}
-	if c.failed, err = addCounts("job.status.failed", int(sync.job.Status.Failed), failedCounting, len(view.uncountedFailed)); err != nil {
+	if c.failed, err = addCounts("job.status.failed", int(sync.job.Status.Failed), nf.failedCounting, len(view.uncountedFailed)); err != nil {
 		return finishedCounts{}, err
 	}
 	return c, nil
@@ -42,27 +50,67 @@ func (c finishedCounts) withIndexes(progress indexProgress, indexed bool) finish
 	return c
 }
 
-// newlyFinished returns the tracked pods that finished since the last count
+// newlyFinishedPods is what newlyFinished finds: how many tracked pods
+// succeeded since the last count (anySucceeded holds the first of them),
+// the ones that failed, and how many of those count.
+type newlyFinishedPods struct {
+	succeeded      int
+	anySucceeded   []*corev1.Pod
+	failed         []*corev1.Pod
+	failedCounting int
+}
+
+// newlyFinished finds the tracked pods that finished since the last count
 // and are not yet in uncountedTerminatedPods: succeeded ones and failed ones
 // (the latter whatever a pod failure policy says of them), and how many of
 // the failed ones count (those a pod failure policy does not ignore). For
-// Indexed Jobs, pods without a valid index are left out.
-func (sync *syncState) newlyFinished(view *podView) (succeeded, failed []*corev1.Pod, failedCounting int) {
+// Indexed Jobs, pods without a valid index are left out. The succeeded pods
+// are only counted: a long Job has thousands, and only the backoff record
+// reads them, when pods failed too (succeededPods lists them then).
+func (sync *syncState) newlyFinished(view *podView) newlyFinishedPods {
+	var nf newlyFinishedPods
 	for i := range view.finishedOrDeleting {
 		r := &view.finishedOrDeleting[i]
-		if !r.tracked || (sync.indexed && !r.validIndex) {
-			continue
-		}
-		if r.succeeded {
-			if !view.uncountedSucceeded[r.pod.UID] {
-				succeeded = appendDoubling(succeeded, r.pod)
+		succeeded, failed := sync.isNewlyFinished(view, r)
+		if succeeded {
+			if nf.succeeded == 0 {
+				nf.anySucceeded = []*corev1.Pod{r.pod}
 			}
-		} else if r.failed && !view.uncountedFailed[r.pod.UID] {
-			failed = appendDoubling(failed, r.pod)
+			nf.succeeded++
+		} else if failed {
+			nf.failed = appendDoubling(nf.failed, r.pod)
 			if r.verdict().counts() {
-				failedCounting++
+				nf.failedCounting++
 			}
 		}
 	}
-	return succeeded, failed, failedCounting
+	return nf
+}
+
+// succeededPods lists the newly succeeded pods newlyFinished counted.
+func (sync *syncState) succeededPods(view *podView, nf newlyFinishedPods) []*corev1.Pod {
+	if nf.succeeded == 0 {
+		return nil
+	}
+	out := make([]*corev1.Pod, 0, nf.succeeded)
+	for i := range view.finishedOrDeleting {
+		r := &view.finishedOrDeleting[i]
+		if succeeded, _ := sync.isNewlyFinished(view, r); succeeded {
+			out = append(out, r.pod)
+		}
+	}
+	return out
+}
+
+// isNewlyFinished says whether the pod of r newly succeeded or newly
+// failed: it is tracked, has a valid index (Indexed Jobs), and is not yet
+// in uncountedTerminatedPods as such.
+func (sync *syncState) isNewlyFinished(view *podView, r *podRecord) (succeeded, failed bool) {
+	if !r.tracked || (sync.indexed && !r.validIndex) {
+		return false, false
+	}
+	if r.succeeded {
+		return !view.uncountedSucceeded[r.pod.UID], false
+	}
+	return false, r.failed && !view.uncountedFailed[r.pod.UID]
 }

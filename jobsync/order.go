@@ -2,13 +2,13 @@ package jobsync
 
 import (
 	"cmp"
+	"iter"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/jobsync/jobsync/indexes"
-	"github.com/jobsync/jobsync/internal/heap"
 )
 
 // listingCompare orders pods as upstream lists them before it sorts any:
@@ -61,46 +61,157 @@ func sortClaims(cs []PodClaim) {
 }
 
 // podQueue hands out pod records in canonical order (compareRecords), one
-// at a time, for loops that may stop early: the uncounted-pods cap stops the
-// release of finished pods after 500, however many there are. Building it
-// costs O(n), each pop O(log n); a short list is simply sorted. The records
-// hold the keys, so that comparisons read no pod but for ties.
+// at a time, for a loop that stops early: track releases finished pods
+// until the uncounted-pods cap, and takes only the first few hundred of
+// thousands. So the queue first selects the want smallest records (want is
+// how many the caller expects to take) in a bounded max-heap, at O(n log
+// want), and sorts only those. Should the caller take more (pods whose
+// release records nothing do not count towards the cap), every record not
+// yet taken is read again and sorted, once.
+//
+// The entries hold the keys of the canonical order, copied out of the pod,
+// and the record's position instead of a pointer: comparisons read no pod
+// but for ties on creation time, and moving an entry costs the garbage
+// collector nothing.
 type podQueue struct {
-	items  []*podRecord // sorted, or a min-heap
-	sorted bool
-	next   int
+	src   recordSource
+	items []queued // the next records, sorted
+	next  int      // position in items of the next pop
+	more  bool     // records remain beyond items
 }
 
-// newPodQueue makes a queue of records, which it reorders in place.
-func newPodQueue(records []*podRecord) *podQueue {
-	q := &podQueue{items: records}
-	if len(records) <= 512 {
-		slices.SortFunc(records, compareRecords)
-		q.sorted = true
-		return q
+// recordSource is a set of records: all yields each with its position,
+// the same each time it is ranged over, and at returns the record at a
+// position. n bounds how many all yields.
+type recordSource struct {
+	all iter.Seq2[int, *podRecord]
+	at  func(pos int) *podRecord
+	n   int
+}
+
+// queued is a record in the queue: its completion index, whether it is
+// adopted, its pod's creation time as seconds and nanoseconds of the Unix
+// time (mono says the time has a monotonic reading too), and its position
+// in the source.
+type queued struct {
+	sec     int64
+	index   int
+	pos     int
+	nsec    int32
+	adopted bool
+	mono    bool
+}
+
+func queuedOf(r *podRecord, pos int) queued {
+	t := r.pod.CreationTimestamp.Time
+	return queued{
+		sec: t.Unix(), nsec: int32(t.Nanosecond()), index: r.index, pos: pos, adopted: r.adopted,
+		mono: t != t.Round(0),
 	}
-	heap.Init(records, compareRecords)
+}
+
+// compare is compareRecords on the entries' keys: a pod is read only when
+// the keys tie, or when both creation times carry a monotonic reading,
+// which time.Time.Compare uses then.
+func (q *podQueue) compare(a, b queued) int {
+	if a.index != b.index {
+		return cmp.Compare(a.index, b.index)
+	}
+	if a.adopted != b.adopted {
+		return compareAdopted(a.adopted, b.adopted)
+	}
+	if a.mono && b.mono {
+		return compareByAge(q.src.at(a.pos).pod, q.src.at(b.pos).pod)
+	}
+	if a.sec != b.sec {
+		return cmp.Compare(a.sec, b.sec)
+	}
+	if a.nsec != b.nsec {
+		return cmp.Compare(a.nsec, b.nsec)
+	}
+	pa, pb := q.src.at(a.pos).pod, q.src.at(b.pos).pod
+	if c := strings.Compare(pa.Name, pb.Name); c != 0 {
+		return c
+	}
+	return strings.Compare(string(pa.UID), string(pb.UID))
+}
+
+// newPodQueue makes a queue of src's records for a caller that expects to
+// take want of them. The records are not modified.
+func newPodQueue(src recordSource, want int) *podQueue {
+	want = max(want, 1)
+	q := &podQueue{src: src}
+	h := make([]queued, 0, max(min(want, src.n), 0))
+	for pos, r := range src.all {
+		e := queuedOf(r, pos)
+		switch {
+		case len(h) < want:
+			h = append(h, e)
+			if len(h) == want {
+				for i := len(h)/2 - 1; i >= 0; i-- {
+					q.down(h, i)
+				}
+			}
+		case q.compare(e, h[0]) < 0:
+			h[0] = e
+			q.down(h, 0)
+			q.more = true
+		default:
+			q.more = true
+		}
+	}
+	slices.SortFunc(h, q.compare)
+	q.items = h
 	return q
+}
+
+// down restores the max-heap order of h (the latest record first) below
+// i. It is internal/heap's sift-down written out for the entries, so that
+// it calls compare directly rather than through a function value.
+func (q *podQueue) down(h []queued, i int) {
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			return
+		}
+		if r := c + 1; r < len(h) && q.compare(h[r], h[c]) > 0 {
+			c = r
+		}
+		if q.compare(h[c], h[i]) <= 0 {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
 }
 
 // pop returns the next record in order, or nil when there is none.
 func (q *podQueue) pop() *podRecord {
-	if q.sorted {
-		if q.next == len(q.items) {
+	if q.next == len(q.items) {
+		if !q.more {
 			return nil
 		}
-		q.next++
-		return q.items[q.next-1]
+		q.takeRest()
 	}
-	n := len(q.items)
-	if n == 0 {
-		return nil
+	q.next++
+	return q.src.at(q.items[q.next-1].pos)
+}
+
+// takeRest replaces the taken selection with every record it left out,
+// sorted.
+func (q *podQueue) takeRest() {
+	taken := make(map[int]bool, len(q.items))
+	for _, e := range q.items {
+		taken[e.pos] = true
 	}
-	r := q.items[0]
-	q.items[0] = q.items[n-1]
-	q.items = q.items[:n-1]
-	heap.Down(q.items, 0, compareRecords)
-	return r
+	rest := make([]queued, 0, max(q.src.n-len(q.items), 0))
+	for pos, r := range q.src.all {
+		if !taken[pos] {
+			rest = append(rest, queuedOf(r, pos))
+		}
+	}
+	slices.SortFunc(rest, q.compare)
+	q.items, q.next, q.more = rest, 0, false
 }
 
 // compareRecords is compareCanonical for pods with records.

@@ -2,6 +2,7 @@ package jobsync
 
 import (
 	"fmt"
+	"slices"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -57,9 +58,15 @@ func (sync *syncState) track(view *podView, progress indexProgress, finish *batc
 	}
 
 	// The candidates are taken in canonical order until the cap is reached:
-	// a queue orders only as many as are taken.
-	candidates := newPodQueue(sync.releaseCandidates(view, progress, finish))
+	// a queue orders only as many as are taken. Each taken pod records at
+	// most one UID or index, so at least the cap's room is taken.
+	room := max(sync.opts.MaxUncountedPods-len(uncounted.Succeeded)-len(uncounted.Failed), 1)
+	src := sync.releaseCandidates(view, progress, finish)
+	candidates := newPodQueue(src, room)
 	var release []*podRecord
+	if src.n > 0 {
+		release = make([]*podRecord, 0, min(room, src.n))
+	}
 	var newSucceededIdx []int
 	capped := false
 	failing := finish != nil && finish.Type != batchv1.JobSuccessCriteriaMet
@@ -69,11 +76,14 @@ func (sync *syncState) track(view *podView, progress indexProgress, finish *batc
 		if r.succeeded && !view.uncountedFailed[uid] {
 			if sync.indexed {
 				if r.validIndex && !progress.prevSucceeded.Has(r.index) {
+					if newSucceededIdx == nil {
+						newSucceededIdx = make([]int, 0, min(room, src.n))
+					}
 					newSucceededIdx = append(newSucceededIdx, r.index)
 					needsWrite = true
 				}
 			} else if !view.uncountedSucceeded[uid] {
-				uncounted.Succeeded = append(uncounted.Succeeded, uid)
+				uncounted.Succeeded = appendRoom(uncounted.Succeeded, uid, room)
 				needsWrite = true
 			}
 		} else if r.failed || failing {
@@ -82,7 +92,7 @@ func (sync *syncState) track(view *podView, progress indexProgress, finish *batc
 			// has no completions to check it against, and its pods may
 			// carry the annotation from their template.
 			if !view.uncountedFailed[uid] && (!sync.indexed || r.validIndex) && r.verdict().counts() {
-				uncounted.Failed = append(uncounted.Failed, uid)
+				uncounted.Failed = appendRoom(uncounted.Failed, uid, room)
 				needsWrite = true
 			}
 		}
@@ -133,6 +143,7 @@ func (sync *syncState) track(view *podView, progress indexProgress, finish *batc
 		needsWrite = false
 	}
 	if len(release) > 0 {
+		sync.plan.FinalizerRemovals = slices.Grow(sync.plan.FinalizerRemovals, len(release))
 		uids := make([]types.UID, len(release))
 		for i, r := range release {
 			uids[i] = r.pod.UID
@@ -165,44 +176,66 @@ func (sync *syncState) track(view *podView, progress indexProgress, finish *batc
 // no particular order (track takes them in canonical order; upstream's order
 // is its cache's, or by index for Indexed Jobs): every pod when the Job is
 // being deleted or is finishing, succeeded pods, and failed pods unless one
-// must wait for its replacement to carry the index failure count.
-func (sync *syncState) releaseCandidates(view *podView, progress indexProgress, finish *batchv1.JobCondition) []*podRecord {
+// must wait for its replacement to carry the index failure count. A
+// record's position is its place in view.finishedOrDeleting, followed by
+// the active pods' records when they go too.
+func (sync *syncState) releaseCandidates(view *podView, progress indexProgress, finish *batchv1.JobCondition) recordSource {
 	all := sync.job.DeletionTimestamp != nil || finish != nil
-	out := make([]*podRecord, 0, len(view.finishedOrDeleting))
-	for i := range view.finishedOrDeleting {
-		r := &view.finishedOrDeleting[i]
-		if !r.tracked {
-			continue
-		}
-		if all || r.succeeded {
-			out = append(out, r)
-			continue
-		}
-		if !r.failed {
-			continue
-		}
-		if sync.perIndex && r.validIndex {
-			if d := progress.delayedRemoval[r.index]; d != nil && d.pod.UID == r.pod.UID {
-				continue
-			}
-		}
-		out = append(out, r)
-	}
+	finished := view.finishedOrDeleting
+	var active []podRecord
 	if all {
 		// The active pods go too: they are classified here, the one step
 		// that reads them as records.
-		active := view.activePods()
-		records := make([]podRecord, 0, len(active))
-		for _, p := range active {
+		pods := view.activePods()
+		active = make([]podRecord, 0, len(pods))
+		for _, p := range pods {
 			if r := sync.classifyPod(p, isAdopted(p), view.expectedRemovals); r.tracked {
-				records = append(records, r)
+				active = append(active, r)
 			}
 		}
-		for i := range records {
-			out = append(out, &records[i])
+	}
+	each := func(yield func(int, *podRecord) bool) {
+		for i := range finished {
+			r := &finished[i]
+			if !r.tracked {
+				continue
+			}
+			if !all && !r.succeeded {
+				if !r.failed {
+					continue
+				}
+				if sync.perIndex && r.validIndex {
+					if d := progress.delayedRemoval[r.index]; d != nil && d.pod.UID == r.pod.UID {
+						continue
+					}
+				}
+			}
+			if !yield(i, r) {
+				return
+			}
+		}
+		for i := range active {
+			if !yield(len(finished)+i, &active[i]) {
+				return
+			}
 		}
 	}
-	return out
+	at := func(pos int) *podRecord {
+		if pos < len(finished) {
+			return &finished[pos]
+		}
+		return &active[pos-len(finished)]
+	}
+	return recordSource{all: each, at: at, n: len(finished) + len(active)}
+}
+
+// appendRoom appends uid to uids, making room for the room UIDs a sync
+// may add at most when uids is full, so that the list grows once.
+func appendRoom(uids []types.UID, uid types.UID, room int) []types.UID {
+	if len(uids) == cap(uids) {
+		uids = slices.Grow(uids, room)
+	}
+	return append(uids, uid)
 }
 
 func (sync *syncState) releaseReason(r *podRecord, finish *batchv1.JobCondition) string {

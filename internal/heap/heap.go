@@ -1,8 +1,8 @@
-// Package heap holds the sift-down that the module's bounded heaps share:
-// the release queue of jobsync (finished pods in canonical order, taken
-// until the uncounted-pods cap) and podorder's choice of the few pods a
-// scale-down deletes. container/heap would box every element in an
-// interface; these work on slices of any type with a comparison function.
+// Package heap holds the sift-down of the module's bounded heaps, such as
+// podorder's choice of the few pods a scale-down deletes (jobsync's release
+// queue writes its own out, for direct calls of its comparison).
+// container/heap would box every element in an interface; these work on
+// slices of any type with a comparison function.
 package heap
 
 // Init orders h as a heap under cmp: h[0] comes first, every element

@@ -1,0 +1,133 @@
+package jobsync_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"pgregory.net/rapid"
+
+	"github.com/jobsync/jobsync/jobsync"
+)
+
+// monoBase is an instant with a monotonic clock reading, as metav1.Now()
+// gives in-process: time.Time.Compare orders two such instants by their
+// monotonic readings, and the release order must follow it.
+var monoBase = time.Now()
+
+// TestPropertyReleaseOrderAcrossTheCap specifies the order in which a
+// NonIndexed Job's finished pods lose their tracking finalizer: the
+// canonical order (the Job's own pods before adopted ones, then creation
+// time, name and UID), taken until the pods newly recorded in
+// uncountedTerminatedPods reach MaxUncountedPods. Pods already recorded
+// there are released again without being recorded, so they do not count
+// towards the cap, and the release may run past the first cap's worth of
+// pods. Creation times and names repeat, so that every key decides some
+// pairs; some creation times carry a monotonic reading.
+func TestPropertyReleaseOrderAcrossTheCap(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		job := scenarioJob(batchv1.Job{Spec: batchv1.JobSpec{
+			Parallelism: ptr(int32(5)), Completions: ptr(int32(1000)), BackoffLimit: ptr(int32(1000)),
+		}})
+		job.Status.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
+		maxUncounted := rapid.IntRange(1, 6).Draw(t, "maxUncounted")
+		n := rapid.IntRange(0, 40).Draw(t, "pods")
+		uids := rapid.Permutation(seq(n)).Draw(t, "uids")
+		type drawn struct {
+			pod      *corev1.Pod
+			adopted  bool
+			recorded bool
+		}
+		var all []drawn
+		for i := range n {
+			created := monoBase.Add(time.Duration(rapid.IntRange(0, 2).Draw(t, "created")) * time.Second)
+			if rapid.Bool().Draw(t, "wallOnly") {
+				created = created.Round(0)
+			}
+			ps := podShorthand{
+				Name:    rapid.SampledFrom([]string{"a", "b", "c"}).Draw(t, "name"),
+				UID:     fmt.Sprintf("uid-%02d", uids[i]),
+				Phase:   rapid.SampledFrom([]corev1.PodPhase{corev1.PodSucceeded, corev1.PodFailed}).Draw(t, "phase"),
+				Created: &metav1.Time{Time: created},
+			}
+			d := drawn{adopted: rapid.IntRange(0, 3).Draw(t, "orphan") == 0}
+			if d.adopted {
+				ps.Owner = "none"
+				ps.NoFinalizer = rapid.Bool().Draw(t, "noFinalizer")
+			} else {
+				d.recorded = rapid.IntRange(0, 2).Draw(t, "recorded") == 0
+			}
+			d.pod = podFor(job, ps, batchv1.JobTrackingFinalizer)
+			if d.recorded {
+				u := job.Status.UncountedTerminatedPods
+				if ps.Phase == corev1.PodSucceeded {
+					u.Succeeded = append(u.Succeeded, d.pod.UID)
+				} else {
+					u.Failed = append(u.Failed, d.pod.UID)
+				}
+			}
+			all = append(all, d)
+		}
+
+		// The model: sort every pod canonically, release in that order
+		// until the newly recorded ones fill what the cap leaves.
+		sorted := slices.Clone(all)
+		slices.SortFunc(sorted, func(a, b drawn) int {
+			if a.adopted != b.adopted {
+				if b.adopted {
+					return -1
+				}
+				return 1
+			}
+			if c := a.pod.CreationTimestamp.Compare(b.pod.CreationTimestamp.Time); c != 0 {
+				return c
+			}
+			if c := strings.Compare(a.pod.Name, b.pod.Name); c != 0 {
+				return c
+			}
+			return strings.Compare(string(a.pod.UID), string(b.pod.UID))
+		})
+		room := maxUncounted - len(job.Status.UncountedTerminatedPods.Succeeded) - len(job.Status.UncountedTerminatedPods.Failed)
+		var want []types.UID
+		for _, d := range sorted {
+			want = append(want, d.pod.UID)
+			if !d.recorded {
+				room--
+			}
+			if room <= 0 {
+				break
+			}
+		}
+
+		pods := make([]*corev1.Pod, len(all))
+		for i, d := range all {
+			pods[i] = d.pod
+		}
+		plan, err := jobsync.Reconcile(jobsync.Snapshot{Job: job, Pods: pods, Now: monoBase.Add(time.Minute)},
+			jobsync.Options{MaxUncountedPods: maxUncounted})
+		if err != nil {
+			t.Fatalf("Reconcile: %v", err)
+		}
+		var got []types.UID
+		for _, r := range plan.FinalizerRemovals {
+			got = append(got, r.Pod.UID)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("finalizer removals\n got  %v\n want %v", got, want)
+		}
+	})
+}
+
+func seq(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
