@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
@@ -99,7 +100,7 @@ func TestPropertyShortlistIsFirstRanked(t *testing.T) {
 
 		var plan Plan
 		sync := newSyncState(Snapshot{Job: job, Pods: pods, Now: now}, opts, &plan)
-		view, err := sync.scan(pods, plan.Expectations)
+		view, err := sync.scan(pods, 0, plan.Expectations)
 		if err != nil {
 			t.Fatalf("scan: %v", err)
 		}
@@ -162,3 +163,15 @@ func chosenOfCandidates(cs []*candidate) []chosenPod {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestCandidateFillsOneCacheLine: the sort of a suspension compares
+// candidates at random places in the list; at 64 bytes none straddles two
+// cache lines.
+func TestCandidateFillsOneCacheLine(t *testing.T) {
+	if unsafe.Sizeof(uintptr(0)) != 8 {
+		t.Skip("the layout is planned for 64-bit platforms")
+	}
+	if got := unsafe.Sizeof(candidate{}); got != 64 {
+		t.Errorf("a candidate takes %d bytes, want 64", got)
+	}
+}
