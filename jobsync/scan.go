@@ -164,13 +164,20 @@ func repeatedUID(all []*corev1.Pod, at []int) error {
 	if len(at) < 2 {
 		return nil
 	}
-	first := make(map[types.UID]int, len(at))
-	for _, i := range at {
+	// One map operation per pod: a UID already present leaves the set's
+	// size unchanged, and only then is the earlier pod looked for.
+	seen := make(map[types.UID]struct{}, len(at))
+	for k, i := range at {
 		uid := all[i].UID
-		if j, dup := first[uid]; dup {
-			return inputErr(fmt.Sprintf("pods[%d].metadata.uid", i), uid, fmt.Sprintf("is also the UID of pods[%d]", j))
+		n := len(seen)
+		seen[uid] = struct{}{}
+		if len(seen) == n {
+			for _, j := range at[:k] {
+				if all[j].UID == uid {
+					return inputErr(fmt.Sprintf("pods[%d].metadata.uid", i), uid, fmt.Sprintf("is also the UID of pods[%d]", j))
+				}
+			}
 		}
-		first[uid] = i
 	}
 	return nil
 }
