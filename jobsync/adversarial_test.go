@@ -107,11 +107,19 @@ func checkReconcileContract(t fataler, s jobsync.Snapshot, shuffleSeed uint64) {
 		if d := cmp.Diff(jobsync.Plan{}, plan); d != "" {
 			t.Fatalf("a failed Reconcile returned half a plan:\n%s", d)
 		}
+		if live, settled := splitSettled(s); settled > 0 {
+			without := s
+			without.Pods, without.SettledPods = live, s.SettledPods+settled
+			if _, err := reconcileGuarded(t, without); err == nil {
+				t.Fatalf("leaving out %d settled pods takes away the error %v", settled, err)
+			}
+		}
 		return
 	}
 	if d := diffIfUnequal(plan, plan2); d != "" {
 		t.Fatalf("the pod order changes the plan:\n%s", d)
 	}
+	checkSettledLeftOut(t, s, plan)
 
 	checkPlanSafety(t, s, plan)
 
@@ -265,4 +273,36 @@ func diffIfUnequal(a, b any) string {
 		return ""
 	}
 	return cmp.Diff(a, b, cmpopts.EquateEmpty())
+}
+
+// checkSettledLeftOut checks SettledFilter's promise: the snapshot without
+// the pods it settles, counted in SettledPods instead, gives the same plan.
+func checkSettledLeftOut(t fataler, s jobsync.Snapshot, plan jobsync.Plan) {
+	live, settled := splitSettled(s)
+	if settled == 0 {
+		return
+	}
+	without := s
+	without.Pods, without.SettledPods = live, s.SettledPods+settled
+	got, err := reconcileGuarded(t, without)
+	if err != nil {
+		t.Fatalf("leaving out %d settled pods gives an error: %v", settled, err)
+	}
+	if d := diffIfUnequal(plan, got); d != "" {
+		t.Fatalf("leaving out %d settled pods changes the plan:\n%s", settled, d)
+	}
+}
+
+// splitSettled returns the pods of the snapshot a SettledFilter of its Job
+// keeps, in their order, and the number it settles.
+func splitSettled(s jobsync.Snapshot) (live []*corev1.Pod, settled int) {
+	f := jobsync.NewSettledFilter(s.Job, jobsync.Options{})
+	for _, p := range s.Pods {
+		if f.Settled(p) {
+			settled++
+			continue
+		}
+		live = append(live, p)
+	}
+	return live, settled
 }

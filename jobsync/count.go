@@ -109,8 +109,10 @@ func (sync *syncState) isNewlyFinished(view *podView, r *podRecord) (succeeded, 
 	if !r.tracked || (sync.indexed && !r.validIndex) {
 		return false, false
 	}
+	// The sets are empty in most syncs: their emptiness is asked first,
+	// so that the pod (a cache miss in a long Job) is not read for its UID.
 	if r.succeeded {
-		return !view.uncountedSucceeded[r.pod.UID], false
+		return len(view.uncountedSucceeded) == 0 || !view.uncountedSucceeded[r.pod.UID], false
 	}
-	return false, r.failed && !view.uncountedFailed[r.pod.UID]
+	return false, r.failed && (len(view.uncountedFailed) == 0 || !view.uncountedFailed[r.pod.UID])
 }

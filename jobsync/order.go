@@ -92,7 +92,8 @@ type recordSource struct {
 // queued is a record in the queue: its completion index, whether it is
 // adopted, its pod's creation time as seconds and nanoseconds of the Unix
 // time (mono says the time has a monotonic reading too), and its position
-// in the source.
+// in the source. plain says neither adopted nor mono: two plain entries
+// of one index are ordered by their seconds when these differ.
 type queued struct {
 	sec     int64
 	index   int
@@ -100,13 +101,15 @@ type queued struct {
 	nsec    int32
 	adopted bool
 	mono    bool
+	plain   bool
 }
 
 func queuedOf(r *podRecord, pos int) queued {
 	t := r.pod.CreationTimestamp.Time
+	mono := t != t.Round(0)
 	return queued{
-		sec: t.Unix(), nsec: int32(t.Nanosecond()), index: r.index, pos: pos, adopted: r.adopted,
-		mono: t != t.Round(0),
+		sec: t.Unix(), nsec: int32(t.Nanosecond()), index: r.index, pos: pos,
+		adopted: r.adopted, mono: mono, plain: !r.adopted && !mono,
 	}
 }
 
@@ -114,26 +117,48 @@ func queuedOf(r *podRecord, pos int) queued {
 // the keys tie, or when both creation times carry a monotonic reading,
 // which time.Time.Compare uses then.
 func (q *podQueue) compare(a, b queued) int {
-	if a.index != b.index {
-		return cmp.Compare(a.index, b.index)
+	switch {
+	case q.before(&a, &b):
+		return -1
+	case q.before(&b, &a):
+		return 1
 	}
+	return 0
+}
+
+// before reports whether a comes before b. The keys that decide most pairs
+// are compared here, in few enough steps to be inlined into the heap's
+// loop; the rest is slowBefore's.
+func (q *podQueue) before(a, b *queued) bool {
+	if a.index != b.index {
+		return a.index < b.index
+	}
+	if a.sec != b.sec && a.plain && b.plain {
+		return a.sec < b.sec
+	}
+	return q.slowBefore(a, b)
+}
+
+// slowBefore is before for entries of the same index, when the creation
+// seconds tie or an entry is not plain.
+func (q *podQueue) slowBefore(a, b *queued) bool {
 	if a.adopted != b.adopted {
-		return compareAdopted(a.adopted, b.adopted)
+		return b.adopted // the Job's own pods first
 	}
 	if a.mono && b.mono {
-		return compareByAge(q.src.at(a.pos).pod, q.src.at(b.pos).pod)
+		return compareByAge(q.src.at(a.pos).pod, q.src.at(b.pos).pod) < 0
 	}
 	if a.sec != b.sec {
-		return cmp.Compare(a.sec, b.sec)
+		return a.sec < b.sec
 	}
 	if a.nsec != b.nsec {
-		return cmp.Compare(a.nsec, b.nsec)
+		return a.nsec < b.nsec
 	}
 	pa, pb := q.src.at(a.pos).pod, q.src.at(b.pos).pod
 	if c := strings.Compare(pa.Name, pb.Name); c != 0 {
-		return c
+		return c < 0
 	}
-	return strings.Compare(string(pa.UID), string(pb.UID))
+	return pa.UID < pb.UID
 }
 
 // newPodQueue makes a queue of src's records for a caller that expects to
@@ -152,7 +177,7 @@ func newPodQueue(src recordSource, want int) *podQueue {
 					q.down(h, i)
 				}
 			}
-		case q.compare(e, h[0]) < 0:
+		case q.before(&e, &h[0]):
 			h[0] = e
 			q.down(h, 0)
 			q.more = true
@@ -167,17 +192,17 @@ func newPodQueue(src recordSource, want int) *podQueue {
 
 // down restores the max-heap order of h (the latest record first) below
 // i. It is internal/heap's sift-down written out for the entries, so that
-// it calls compare directly rather than through a function value.
+// it calls before directly, inlined, rather than through a function value.
 func (q *podQueue) down(h []queued, i int) {
 	for {
 		c := 2*i + 1
 		if c >= len(h) {
 			return
 		}
-		if r := c + 1; r < len(h) && q.compare(h[r], h[c]) > 0 {
+		if r := c + 1; r < len(h) && q.before(&h[c], &h[r]) {
 			c = r
 		}
-		if q.compare(h[c], h[i]) <= 0 {
+		if !q.before(&h[i], &h[c]) {
 			return
 		}
 		h[i], h[c] = h[c], h[i]

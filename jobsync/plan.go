@@ -22,6 +22,11 @@ type Snapshot struct {
 	// Pods are the pods the caller has for the Job: those controlled by it
 	// and, to be considered for adoption, orphans matching its selector.
 	Pods []*corev1.Pod
+	// SettledPods is the number of the Job's pods left out of Pods because
+	// a SettledFilter of the Job and the same Options reports them settled.
+	// Reconcile reads nothing of them but that they exist, and decides as
+	// it would with them in Pods. Zero when Pods holds every pod.
+	SettledPods int
 	// Now is the clock reading of this sync.
 	Now time.Time
 	// Expectations is the memory of creations, deletions and finalizer

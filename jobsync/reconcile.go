@@ -35,7 +35,10 @@ func Reconcile(s Snapshot, opts Options) (Plan, error) {
 
 	// The steps, in upstream's order; each takes what it reads and returns
 	// what it decides. They add to the status copy and the plan as they go.
-	scanned, err := sync.scan(s.Pods, s.Expectations) // scan.go
+	if s.SettledPods < 0 {
+		return Plan{}, inputErr("settledPods", s.SettledPods, "must not be negative")
+	}
+	scanned, err := sync.scan(s.Pods, s.SettledPods, s.Expectations) // scan.go
 	if err != nil {
 		return Plan{}, err
 	}

@@ -131,3 +131,37 @@ func seq(n int) []int {
 	}
 	return out
 }
+
+// TestRepeatedUIDNamesTheFirstRepeatAndItsFirstTwin pins which pods the
+// repeated-UID error names when a UID is shared by several pods to count
+// and another UID repeats later: the first pod whose UID an earlier one
+// has, and the first of those earlier ones. A pod not counted (running)
+// with the same UID does not take part.
+func TestRepeatedUIDNamesTheFirstRepeatAndItsFirstTwin(t *testing.T) {
+	job := scenarioJob(batchv1.Job{Spec: batchv1.JobSpec{Parallelism: ptr(int32(5)), Completions: ptr(int32(5))}})
+	mk := func(name, uid string, phase corev1.PodPhase) *corev1.Pod {
+		return podFor(job, podShorthand{Name: name, UID: uid, Phase: phase}, batchv1.JobTrackingFinalizer)
+	}
+	pods := []*corev1.Pod{
+		mk("running-x", "x", corev1.PodRunning),
+		mk("a", "y", corev1.PodSucceeded),
+		mk("b", "x", corev1.PodSucceeded),
+		mk("c", "z", corev1.PodFailed),
+		mk("d", "z", corev1.PodSucceeded),
+		mk("e", "x", corev1.PodSucceeded),
+		mk("f", "x", corev1.PodFailed),
+	}
+	_, err := jobsync.Reconcile(jobsync.Snapshot{Job: job, Pods: pods, Now: time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC)}, jobsync.Options{})
+	want := &jobsync.InputError{Field: "pods[4].metadata.uid", Value: types.UID("z"), Msg: "is also the UID of pods[3]"}
+	if got, ok := err.(*jobsync.InputError); !ok || *got != *want {
+		t.Fatalf("got %#v, want %#v", err, want)
+	}
+	// Without the z pair, x repeats first: pods[5] and its first twin
+	// among the pods to count, pods[2].
+	pods = append(pods[:3], pods[5:]...)
+	_, err = jobsync.Reconcile(jobsync.Snapshot{Job: job, Pods: pods, Now: time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC)}, jobsync.Options{})
+	want = &jobsync.InputError{Field: "pods[3].metadata.uid", Value: types.UID("x"), Msg: "is also the UID of pods[2]"}
+	if got, ok := err.(*jobsync.InputError); !ok || *got != *want {
+		t.Fatalf("got %#v, want %#v", err, want)
+	}
+}

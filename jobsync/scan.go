@@ -33,11 +33,15 @@ import (
 // is used to count: among pods that are terminal or being deleted and carry
 // the tracking finalizer. Elsewhere the check would cost a set of every UID
 // on every sync, and no informer produces such input.
-func (sync *syncState) scan(all []*corev1.Pod, exp expectations.Expectations) (podView, error) {
+//
+// settled is the number of pods the caller left out as settled (see
+// SettledFilter): the scan would have passed over each of them at its
+// first test of a terminal pod without the finalizer.
+func (sync *syncState) scan(all []*corev1.Pod, settled int, exp expectations.Expectations) (podView, error) {
 	job := sync.job
 	match := newLabelMatcher(job.Spec.Selector)
 	deleting := job.DeletionTimestamp != nil
-	view := podView{expectedRemovals: exp.FinalizerRemovals, shortlist: sync.newShortlist(exp, len(all))}
+	view := podView{expectedRemovals: exp.FinalizerRemovals, settled: settled, shortlist: sync.newShortlist(exp, len(all))}
 	view.uncountedSucceeded = uidSet(sync.st.UncountedTerminatedPods.Succeeded)
 	view.uncountedFailed = uidSet(sync.st.UncountedTerminatedPods.Failed)
 	if sync.indexed {
@@ -160,13 +164,20 @@ func repeatedUID(all []*corev1.Pod, at []int) error {
 	if len(at) < 2 {
 		return nil
 	}
-	first := make(map[types.UID]int, len(at))
-	for _, i := range at {
+	// One map operation per pod: a UID already present leaves the set's
+	// size unchanged, and only then is the earlier pod looked for.
+	seen := make(map[types.UID]struct{}, len(at))
+	for k, i := range at {
 		uid := all[i].UID
-		if j, dup := first[uid]; dup {
-			return inputErr(fmt.Sprintf("pods[%d].metadata.uid", i), uid, fmt.Sprintf("is also the UID of pods[%d]", j))
+		n := len(seen)
+		seen[uid] = struct{}{}
+		if len(seen) == n {
+			for _, j := range at[:k] {
+				if all[j].UID == uid {
+					return inputErr(fmt.Sprintf("pods[%d].metadata.uid", i), uid, fmt.Sprintf("is also the UID of pods[%d]", j))
+				}
+			}
 		}
-		first[uid] = i
 	}
 	return nil
 }

@@ -54,6 +54,9 @@ func newSyncState(s Snapshot, opts Options, plan *Plan) syncState {
 // after it and changed by none.
 type podView struct {
 	pods []*corev1.Pod // the Job's pods after claiming
+	// settled is the number of the Job's pods the caller left out of the
+	// snapshot as settled (Snapshot.SettledPods): only neverStarted reads it.
+	settled int
 	// finishedOrDeleting holds the records of those of pods that are
 	// terminal or being deleted, but terminal ones without the tracking
 	// finalizer only under a pod failure policy (see scan).

@@ -117,7 +117,10 @@ func writeRunText(b *strings.Builder, r runReport) {
 	}
 	tw.Flush()
 
-	b.WriteString("\nSummary:\n")
+	if !r.summary {
+		b.WriteString("\n") // after the timeline; the header already ends in a blank line
+	}
+	b.WriteString("Summary:\n")
 	st := &job.Status
 	finished := r.res.FinishedAt
 	if finished.IsZero() {

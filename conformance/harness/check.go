@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"reflect"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -36,6 +37,11 @@ type Verdict struct {
 	UpstreamInvalid []string
 	// Panic is set when Reconcile panicked.
 	Panic string
+	// Settled is set when the library decided otherwise with the pods its
+	// SettledFilter settles left out of the snapshot (counted in
+	// Snapshot.SettledPods instead): upstream, which sees every pod, is
+	// then compared with a plan a caller of that fast path would not get.
+	Settled string
 	// UpstreamLog is upstream's calls, in order.
 	UpstreamLog []string
 	// Setup is set when the upstream driver could not run the case.
@@ -52,7 +58,7 @@ func (v Verdict) OK() bool {
 
 // Agree reports whether both sides decided the same.
 func (v Verdict) Agree() bool {
-	return v.Diff == "" && v.Panic == "" && v.Setup == ""
+	return v.Diff == "" && v.Panic == "" && v.Setup == "" && v.Settled == ""
 }
 
 // SharedInvalid reports a plan whose status the API server rejects while
@@ -69,6 +75,8 @@ func (v Verdict) Class() string {
 		return "setup"
 	case v.Panic != "":
 		return "panic"
+	case v.Settled != "":
+		return "settled"
 	}
 	var parts []string
 	if len(v.Classes) > 0 {
@@ -96,6 +104,9 @@ func Check(c gen.Case) (v Verdict) {
 	plan, panicked, perr := reconcile(c)
 	if panicked != "" {
 		v.Panic = panicked
+		return v
+	}
+	if v.Settled = settledChanges(c, plan, perr); v.Settled != "" {
 		return v
 	}
 	lib := fromPlan(plan, perr, s)
@@ -182,6 +193,39 @@ func reconcile(c gen.Case) (p jobsync.Plan, panicked string, err error) {
 	}()
 	p, err = jobsync.Reconcile(c.Snapshot, c.Options)
 	return p, "", err
+}
+
+// settledChanges runs the library again with the pods its SettledFilter
+// settles left out (see Snapshot.SettledPods) and says what that changed:
+// empty when it decided the same.
+func settledChanges(c gen.Case, plan jobsync.Plan, perr error) string {
+	f := jobsync.NewSettledFilter(c.Snapshot.Job, c.Options)
+	var live []*corev1.Pod
+	for _, p := range c.Snapshot.Pods {
+		if !f.Settled(p) {
+			live = append(live, p)
+		}
+	}
+	settled := len(c.Snapshot.Pods) - len(live)
+	if settled == 0 {
+		return ""
+	}
+	split := c
+	split.Snapshot.Pods, split.Snapshot.SettledPods = live, c.Snapshot.SettledPods+settled
+	got, panicked, err := reconcile(split)
+	switch {
+	case panicked != "":
+		return fmt.Sprintf("with %d settled pods left out, Reconcile panicked: %s", settled, panicked)
+	case (err == nil) != (perr == nil):
+		return fmt.Sprintf("with %d settled pods left out, the error is %v instead of %v", settled, err, perr)
+	}
+	if reflect.DeepEqual(plan, got) {
+		return ""
+	}
+	all, left := fromPlan(plan, perr, c.Snapshot), fromPlan(got, err, split.Snapshot)
+	normalize(&all)
+	normalize(&left)
+	return fmt.Sprintf("with %d settled pods left out, the plan differs (-all pods +settled left out):\n%s", settled, cmp.Diff(all, left, cmpOptions))
 }
 
 // validateWrites runs the API server's status validation on the writes in

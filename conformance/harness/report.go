@@ -34,6 +34,9 @@ func Report(v Verdict, fullPods, outcomes bool) (string, error) {
 	if v.Panic != "" {
 		fmt.Fprintf(&b, "\n## jobsync.Reconcile panicked\n%s\n", v.Panic)
 	}
+	if v.Settled != "" {
+		fmt.Fprintf(&b, "\n## the library with its settled pods left out\n%s\n", v.Settled)
+	}
 	if v.Diff != "" {
 		fmt.Fprintf(&b, "\n## diff (-upstream +library)\n%s", v.Diff)
 	}

@@ -101,6 +101,8 @@ func (s *Stats) add(seed uint64, v Verdict, allowed func(Verdict) bool) {
 	case v.Panic != "" || v.Setup != "":
 		s.Panics++
 		s.Mismatch++
+	case v.Settled != "":
+		s.Mismatch++
 	case allowed != nil && allowed(v):
 		s.Deviations++
 	default:

@@ -77,64 +77,6 @@ type memory struct {
 	backoff backoff.Record
 }
 
-// view is the controller's informer cache. The pods are kept in a slice
-// (with each pod's position by UID) rather than listed from a map and
-// sorted at every sync: a sync of a Job with a million pods lists them in
-// one copy. The order is the order the pods arrived in, changed by
-// removals (the last pod takes the place of the one removed): it is
-// deterministic for a seed, and Reconcile decides the same whatever it is.
-type view struct {
-	job  *batchv1.Job
-	pods []*corev1.Pod
-	at   map[types.UID]int // position in pods
-	buf  []*corev1.Pod     // the last listing, reused
-}
-
-func newView(job *batchv1.Job, capacity int) view {
-	return view{job: job, pods: make([]*corev1.Pod, 0, capacity), at: make(map[types.UID]int, capacity)}
-}
-
-// get returns the pod with uid, nil when the view has none.
-func (v *view) get(uid types.UID) *corev1.Pod {
-	if i, ok := v.at[uid]; ok {
-		return v.pods[i]
-	}
-	return nil
-}
-
-// put adds the pod or replaces the one with its UID.
-func (v *view) put(p *corev1.Pod) {
-	if i, ok := v.at[p.UID]; ok {
-		v.pods[i] = p
-		return
-	}
-	v.at[p.UID] = len(v.pods)
-	v.pods = append(v.pods, p)
-}
-
-// remove drops the pod with uid, if any.
-func (v *view) remove(uid types.UID) {
-	i, ok := v.at[uid]
-	if !ok {
-		return
-	}
-	last := len(v.pods) - 1
-	if i != last {
-		v.pods[i] = v.pods[last]
-		v.at[v.pods[i].UID] = i
-	}
-	v.pods[last] = nil
-	v.pods = v.pods[:last]
-	delete(v.at, uid)
-}
-
-// list returns the pods of the view. The slice is the view's own buffer,
-// overwritten by the next list: it stays valid for one sync.
-func (v *view) list() []*corev1.Pod {
-	v.buf = append(v.buf[:0], v.pods...)
-	return v.buf
-}
-
 // watchEvent is one change delivered by a watch stream.
 type watchEvent struct {
 	deleted bool
@@ -228,7 +170,7 @@ func NewCluster(job *batchv1.Job, cfg Config) (*Cluster, error) {
 		pods:     map[types.UID]*simPod{},
 		names:    map[string]bool{},
 		attempts: map[int]int{},
-		view:     newView(nil, 0),
+		view:     newView(nil, cfg.Options, 0),
 	}
 	if c.fin == "" {
 		c.fin = batchv1.JobTrackingFinalizer
@@ -270,7 +212,7 @@ func NewCluster(job *batchv1.Job, cfg Config) (*Cluster, error) {
 	c.rv++
 	j.ResourceVersion = fmt.Sprint(c.rv)
 	c.job, c.lastJob = j, j
-	c.view.job = j
+	c.view.setJob(j)
 	if cfg.Check {
 		c.check = newChecker(c)
 	}

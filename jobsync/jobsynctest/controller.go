@@ -230,10 +230,10 @@ func (c *Cluster) flush() {
 // deliverJob is the Job informer's event handler.
 func (c *Cluster) deliverJob(ev watchEvent) {
 	if ev.deleted {
-		c.view.job = nil
+		c.view.setJob(nil)
 		return
 	}
-	c.view.job = ev.job
+	c.view.setJob(ev.job)
 	c.requestSync(c.now)
 }
 
@@ -294,7 +294,7 @@ func (c *Cluster) crash() {
 	}
 	c.mem = memory{}
 	c.podStream, c.jobStream = stream{}, stream{}
-	c.view = newView(c.job, len(c.pods))
+	c.view = newView(c.job, c.opts, len(c.pods))
 	for _, sp := range c.sortedPods() {
 		c.view.put(sp.obj)
 	}
@@ -362,9 +362,17 @@ func (c *Cluster) sync() (StepRecord, error) {
 		rec.Detail = "the Job is gone from the informer: nothing to do"
 		return rec, nil
 	}
-	snap := jobsync.Snapshot{Job: c.view.job, Pods: c.view.list(), Now: c.now, Expectations: c.mem.exp, Backoff: c.mem.backoff,
+	live, settled := c.view.list()
+	snap := jobsync.Snapshot{Job: c.view.job, Pods: live, SettledPods: settled, Now: c.now, Expectations: c.mem.exp, Backoff: c.mem.backoff,
 		Workloads: c.workloads, PodGroups: c.podGroups}
 	c.listed += int64(len(snap.Pods))
+	// The checks read the whole view, settled pods included: the plan
+	// must be the one for every pod the controller sees (beforePlan
+	// compares it with Reconcile's plan for them, shuffled).
+	seen := snap
+	if c.check != nil {
+		seen.Pods, seen.SettledPods = c.view.all(), 0
+	}
 	plan, err := jobsync.Reconcile(snap, c.opts)
 	if err != nil {
 		if c.check != nil {
@@ -376,7 +384,7 @@ func (c *Cluster) sync() (StepRecord, error) {
 	}
 	rec.Plan = &plan
 	if c.check != nil {
-		c.check.beforePlan(snap, plan)
+		c.check.beforePlan(seen, plan)
 	}
 
 	calls := planCalls(&plan, c.finalizersFirst)
@@ -398,7 +406,7 @@ func (c *Cluster) sync() (StepRecord, error) {
 			failure = fmt.Errorf("%s: %w", cl.kind, errAPI)
 			break
 		}
-		if err := c.do(cl, &plan, snap, &rv); err != nil {
+		if err := c.do(cl, &plan, seen, &rv); err != nil {
 			failure = fmt.Errorf("%s: %w", cl.kind, err)
 			break
 		}
@@ -499,7 +507,9 @@ func (c *Cluster) do(cl call, plan *jobsync.Plan, snap jobsync.Snapshot, rv *str
 		}
 		if hasFinalizer(sp.obj, c.fin) {
 			c.update(sp, func(p *corev1.Pod) {
-				p.Finalizers = slices.DeleteFunc(p.Finalizers, func(f string) bool { return f == c.fin })
+				// DeleteFunc writes in place: the list is shared with
+				// the earlier versions of the pod (see update).
+				p.Finalizers = slices.DeleteFunc(slices.Clone(p.Finalizers), func(f string) bool { return f == c.fin })
 			})
 			c.maybeRemove(sp)
 		}

@@ -2,7 +2,6 @@ package jobsynctest
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"time"
 
@@ -123,8 +122,6 @@ func (c *Cluster) createPod(tmpl *corev1.Pod) *simPod {
 func (c *Cluster) update(sp *simPod, change func(p *corev1.Pod)) {
 	p := new(corev1.Pod)
 	*p = *sp.obj
-	p.Finalizers = slices.Clone(p.Finalizers)
-	p.OwnerReferences = slices.Clone(p.OwnerReferences)
 	sp.obj.Status.DeepCopyInto(&p.Status)
 	change(p)
 	p.ResourceVersion = c.nextRV()

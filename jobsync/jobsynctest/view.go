@@ -1,0 +1,166 @@
+package jobsynctest
+
+import (
+	"reflect"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/jobsync/jobsync/jobsync"
+)
+
+// view is the controller's informer cache. The pods are kept in a slice
+// (with each pod's position by UID) rather than listed from a map and
+// sorted at every sync: a sync of a Job with a million pods lists them in
+// one copy. The order is the order the pods arrived in, changed by
+// removals (the last pod takes the place of the one removed): it is
+// deterministic for a seed, and Reconcile decides the same whatever it is.
+//
+// The view also sorts each pod, as it arrives, into settled or live
+// (jobsync.SettledFilter): a sync hands Reconcile only the live pods and the
+// number of settled ones. In a long Job nearly every pod ends settled, so a
+// sync reads the pods that can still change a decision (the active ones and
+// the finished ones not yet counted), not all the Job ever had.
+type view struct {
+	job  *batchv1.Job
+	pods []*corev1.Pod
+	at   map[types.UID]int // position in pods
+
+	// settle is the filter of view.job's settled pods, made for settledFor
+	// (a Job with the same UID, name, namespace, selector and pod failure
+	// policy as view.job) and opts.
+	settle     *jobsync.SettledFilter
+	settledFor *batchv1.Job
+	opts       jobsync.Options
+	// liveAt holds, for each position in pods, the pod's position in live,
+	// or -1 when the pod is settled; live holds the positions in pods of
+	// the live pods; settled counts the others.
+	liveAt  []int
+	live    []int
+	settled int
+
+	buf []*corev1.Pod // the last listing, reused
+}
+
+func newView(job *batchv1.Job, opts jobsync.Options, capacity int) view {
+	v := view{pods: make([]*corev1.Pod, 0, capacity), at: make(map[types.UID]int, capacity), opts: opts}
+	v.setJob(job)
+	return v
+}
+
+// setJob changes the Job the view holds. Pods are sorted again only when
+// what makes a pod settled changes (another Job under the key, or one that
+// lost its pod failure policy): never, for a Job the API server keeps.
+func (v *view) setJob(job *batchv1.Job) {
+	v.job = job
+	if v.settle != nil && sameSettling(v.settledFor, job) {
+		return
+	}
+	v.settle, v.settledFor = jobsync.NewSettledFilter(job, v.opts), job
+	v.live, v.settled = v.live[:0], 0
+	for i, p := range v.pods {
+		v.liveAt[i] = -1
+		v.sort(i, p)
+	}
+}
+
+// sameSettling reports whether two versions of a Job settle the same pods:
+// the fields SettledFilter reads, which the API server never changes.
+func sameSettling(a, b *batchv1.Job) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.UID == b.UID && a.Name == b.Name && a.Namespace == b.Namespace &&
+		(a.Spec.PodFailurePolicy == nil) == (b.Spec.PodFailurePolicy == nil) &&
+		reflect.DeepEqual(a.Spec.Selector, b.Spec.Selector)
+}
+
+// sort puts the pod at position i, not yet sorted (liveAt[i] == -1, not
+// counted as settled), among the live or the settled pods.
+func (v *view) sort(i int, p *corev1.Pod) {
+	if v.settle.Settled(p) {
+		v.settled++
+		return
+	}
+	v.liveAt[i] = len(v.live)
+	v.live = append(v.live, i)
+}
+
+// unsort takes the pod at position i out of the live or the settled pods.
+func (v *view) unsort(i int) {
+	j := v.liveAt[i]
+	if j < 0 {
+		v.settled--
+		return
+	}
+	last := len(v.live) - 1
+	if j != last {
+		v.live[j] = v.live[last]
+		v.liveAt[v.live[j]] = j
+	}
+	v.live = v.live[:last]
+	v.liveAt[i] = -1
+}
+
+// get returns the pod with uid, nil when the view has none.
+func (v *view) get(uid types.UID) *corev1.Pod {
+	if i, ok := v.at[uid]; ok {
+		return v.pods[i]
+	}
+	return nil
+}
+
+// put adds the pod or replaces the one with its UID.
+func (v *view) put(p *corev1.Pod) {
+	i, ok := v.at[p.UID]
+	if ok {
+		v.unsort(i)
+		v.pods[i] = p
+	} else {
+		i = len(v.pods)
+		v.at[p.UID] = i
+		v.pods = append(v.pods, p)
+		v.liveAt = append(v.liveAt, -1)
+	}
+	v.sort(i, p)
+}
+
+// remove drops the pod with uid, if any.
+func (v *view) remove(uid types.UID) {
+	i, ok := v.at[uid]
+	if !ok {
+		return
+	}
+	v.unsort(i)
+	last := len(v.pods) - 1
+	if i != last {
+		v.pods[i] = v.pods[last]
+		v.at[v.pods[i].UID] = i
+		v.liveAt[i] = v.liveAt[last]
+		if j := v.liveAt[i]; j >= 0 {
+			v.live[j] = i
+		}
+	}
+	v.pods[last] = nil
+	v.pods = v.pods[:last]
+	v.liveAt = v.liveAt[:last]
+	delete(v.at, uid)
+}
+
+// list returns the live pods of the view, and the number of settled ones
+// left out. The slice is the view's own buffer, overwritten by the next
+// list: it stays valid for one sync.
+func (v *view) list() ([]*corev1.Pod, int) {
+	v.buf = v.buf[:0]
+	for _, i := range v.live {
+		v.buf = append(v.buf, v.pods[i])
+	}
+	return v.buf, v.settled
+}
+
+// all returns every pod of the view, settled ones included, in a slice of
+// its own: what the checks compare Reconcile's plan against.
+func (v *view) all() []*corev1.Pod {
+	return append([]*corev1.Pod(nil), v.pods...)
+}
