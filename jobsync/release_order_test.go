@@ -165,3 +165,54 @@ func TestRepeatedUIDNamesTheFirstRepeatAndItsFirstTwin(t *testing.T) {
 		t.Fatalf("got %#v, want %#v", err, want)
 	}
 }
+
+// TestPropertyRepeatedUIDsAmongPodsToCount: a UID shared by two pods that
+// are terminal or being deleted and carry the tracking finalizer is an
+// InputError naming the first such pod whose UID an earlier one has, and
+// the first of those earlier ones; UIDs shared with other pods (running,
+// or without the finalizer) are no error.
+func TestPropertyRepeatedUIDsAmongPodsToCount(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC)
+	rapid.Check(t, func(t *rapid.T) {
+		job := scenarioJob(batchv1.Job{Spec: batchv1.JobSpec{
+			Parallelism: ptr(int32(100)), Completions: ptr(int32(100)), BackoffLimit: ptr(int32(1000)),
+		}})
+		n := rapid.IntRange(0, 120).Draw(t, "pods")
+		distinct := rapid.IntRange(1, 200).Draw(t, "distinctUIDs")
+		var pods []*corev1.Pod
+		var wantErr *jobsync.InputError
+		first := map[string]int{}
+		for i := range n {
+			uid := fmt.Sprintf("uid-%d", rapid.IntRange(0, distinct-1).Draw(t, "uid"))
+			ps := podShorthand{
+				Name:  fmt.Sprintf("p%d", i),
+				UID:   uid,
+				Phase: rapid.SampledFrom([]corev1.PodPhase{corev1.PodRunning, corev1.PodSucceeded, corev1.PodFailed}).Draw(t, "phase"),
+			}
+			if rapid.IntRange(0, 4).Draw(t, "deleting") == 0 {
+				ps.Deleted = &metav1.Time{Time: now.Add(-time.Second)}
+			}
+			ps.NoFinalizer = rapid.IntRange(0, 4).Draw(t, "noFinalizer") == 0
+			pods = append(pods, podFor(job, ps, batchv1.JobTrackingFinalizer))
+			counted := !ps.NoFinalizer && (ps.Phase != corev1.PodRunning || ps.Deleted != nil)
+			if !counted || wantErr != nil {
+				continue
+			}
+			if j, seen := first[uid]; seen {
+				wantErr = &jobsync.InputError{Field: fmt.Sprintf("pods[%d].metadata.uid", i), Value: types.UID(uid), Msg: fmt.Sprintf("is also the UID of pods[%d]", j)}
+			} else {
+				first[uid] = i
+			}
+		}
+		_, err := jobsync.Reconcile(jobsync.Snapshot{Job: job, Pods: pods, Now: now}, jobsync.Options{})
+		if wantErr == nil {
+			if err != nil {
+				t.Fatalf("Reconcile: %v", err)
+			}
+			return
+		}
+		if got, ok := err.(*jobsync.InputError); !ok || *got != *wantErr {
+			t.Fatalf("got %#v, want %#v", err, wantErr)
+		}
+	})
+}

@@ -56,13 +56,15 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, exp expectations.Exp
 	// spares every later pass over view.finishedOrDeleting.
 	keepUntracked := job.Spec.PodFailurePolicy != nil
 	var foreign, orphaned int
-	// counted holds the positions in all of the pods whose UIDs count; they
-	// are checked for repeats after the loop, in one map of the right size.
-	var counted []int
+	// counted holds the positions in all of the pods whose UIDs count;
+	// uids holds their hashes, and only when two hashes agree are the UIDs
+	// at counted compared after the loop (see uidFilter).
+	var counted []int32 // a slice of pods fits in memory: fewer than 2^31
+	var uids uidFilter
 	for i, p := range all {
 		if p == nil {
 			// A repeated UID earlier in the list is reported first.
-			if err := repeatedUID(all, counted); err != nil {
+			if err := repeatedUID(all, counted, uids); err != nil {
 				return podView{}, err
 			}
 			return podView{}, inputErr(fmt.Sprintf("pods[%d]", i), nil, "is nil")
@@ -136,7 +138,8 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, exp expectations.Exp
 			view.counts.terminating++
 		}
 		if hasFinalizer(p, sync.opts.TrackingFinalizer) {
-			counted = appendDoubling(counted, i)
+			counted = appendDoubling(counted, int32(i))
+			uids.add(p.UID)
 		} else if terminal && !keepUntracked {
 			// Counted and released long ago: nothing but a FailJob rule
 			// reads it again (see keepUntracked).
@@ -144,7 +147,7 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, exp expectations.Exp
 		}
 		view.finishedOrDeleting = appendDoubling(view.finishedOrDeleting, sync.classifyPod(p, ref == nil, exp.FinalizerRemovals))
 	}
-	if err := repeatedUID(all, counted); err != nil {
+	if err := repeatedUID(all, counted, uids); err != nil {
 		return podView{}, err
 	}
 	sortClaims(sync.plan.Releases)
@@ -159,9 +162,10 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, exp expectations.Exp
 }
 
 // repeatedUID reports the first of the pods at positions at (ascending)
-// whose UID an earlier one already has.
-func repeatedUID(all []*corev1.Pod, at []int) error {
-	if len(at) < 2 {
+// whose UID an earlier one already has. filter holds their UIDs' hashes:
+// when no two agree, no UID repeats.
+func repeatedUID(all []*corev1.Pod, at []int32, filter uidFilter) error {
+	if len(at) < 2 || !filter.maybe {
 		return nil
 	}
 	// One map operation per pod: a UID already present leaves the set's
