@@ -49,8 +49,9 @@ type shortlist struct {
 	// waiting says ranking starts once more than after active pods are seen.
 	waiting bool
 	after   int32
-	// keep bounds list to the first keep candidates (0: no bound).
-	keep int
+	// keep bounds list to the first keep candidates (0: no bound); most
+	// is how many pods the scan reads, the most list may have to hold.
+	keep, most int
 	// list holds the candidates; once keep of them are held, heap orders
 	// pointers to them as a max-heap, its root the last in deletion order.
 	list []candidate
@@ -77,6 +78,7 @@ func (sync *syncState) newShortlist(exp expectations.Expectations, nPods int) sh
 	s.waiting = true
 	s.after = *job.Spec.Parallelism
 	s.keep = sync.opts.MaxPodCreateDeletePerSync
+	s.most = nPods
 	return s
 }
 
@@ -88,6 +90,7 @@ func (s *shortlist) starts(active int32) bool {
 	}
 	s.waiting = false
 	s.ranking = true
+	s.list = make([]candidate, 0, min(s.keep, s.most))
 	return true
 }
 

@@ -35,32 +35,44 @@ type Ranked struct {
 	index                  int   // completion index (RankIndexed), else 0
 	readyNsec, createdNsec int32
 	restarts, sidecar      int32
-	assigned               bool
-	phase                  int8
-	ready                  bool
+	// class packs the first three rules into one byte that orders as they
+	// do: assigned to a node (bit 3), the phase's rank (bits 1-2), ready
+	// (bit 0).
+	class                  uint8
 	readyZero, createdZero bool // the zero time, which counts as the latest
+}
+
+const readyBit = 1
+
+func classOf(assigned bool, phase int8, ready bool) uint8 {
+	c := uint8(phase) << 1
+	if assigned {
+		c |= 1 << 3
+	}
+	if ready {
+		c |= readyBit
+	}
+	return c
 }
 
 // Rank reads what the deletion order reads of p: node assignment, phase,
 // the Ready condition and its last transition (in one walk of the
 // conditions), the containers' restart counts and the creation time.
 func Rank(p *corev1.Pod) Ranked {
-	r := Ranked{
-		assigned: p.Spec.NodeName != "",
-		phase:    phaseRank(p.Status.Phase),
-		pod:      p,
-	}
+	r := Ranked{pod: p}
 	r.createdSec, r.createdNsec, r.createdZero = instantOf(p.CreationTimestamp)
+	ready := false
 	for i := range p.Status.Conditions {
 		if c := &p.Status.Conditions[i]; c.Type == corev1.PodReady {
 			// The first Ready condition decides, as IsReady reads it.
 			if c.Status == corev1.ConditionTrue {
-				r.ready = true
+				ready = true
 				r.readySec, r.readyNsec, r.readyZero = instantOf(c.LastTransitionTime)
 			}
 			break
 		}
 	}
+	r.class = classOf(p.Spec.NodeName != "", phaseRank(p.Status.Phase), ready)
 	r.restarts, r.sidecar = maxRestarts(p)
 	return r
 }
@@ -80,7 +92,7 @@ func RankIndexed(p *corev1.Pod, index int) Ranked {
 func (r Ranked) Pod() *corev1.Pod { return r.pod }
 
 // Ready reports whether the pod's Ready condition is True, as IsReady does.
-func (r Ranked) Ready() bool { return r.ready }
+func (r Ranked) Ready() bool { return r.class&readyBit != 0 }
 
 // instantOf splits a time for laterFirst; zero says it is the zero time.
 func instantOf(t metav1.Time) (sec int64, nsec int32, zero bool) {
@@ -116,24 +128,31 @@ func rankOf(p *corev1.Pod, indexed bool) Ranked {
 // negative when a's pod goes before b's. Both must come from Rank, or both
 // from RankIndexed.
 func CompareRanked(a, b *Ranked) int {
-	if a.assigned != b.assigned {
-		if !a.assigned {
-			return -1
+	// Rules 1 to 3: node assignment, phase, readiness.
+	if a.class != b.class {
+		return int(a.class) - int(b.class)
+	}
+	if a.class&readyBit != 0 {
+		// Rule 4, written out rather than through laterFirst: a sort of
+		// the ranks of a suspended Job's pods decides most comparisons
+		// here, and a call would cost more than the comparison.
+		if a.readyZero != b.readyZero {
+			if a.readyZero {
+				return -1
+			}
+			return 1
 		}
-		return 1
-	}
-	if a.phase != b.phase {
-		return int(a.phase) - int(b.phase)
-	}
-	if a.ready != b.ready {
-		if !a.ready {
-			return -1
+		if a.readySec != b.readySec {
+			if a.readySec > b.readySec {
+				return -1
+			}
+			return 1
 		}
-		return 1
-	}
-	if a.ready {
-		if c := laterFirst(a.readySec, a.readyNsec, a.readyZero, b.readySec, b.readyNsec, b.readyZero); c != 0 {
-			return c
+		if a.readyNsec != b.readyNsec {
+			if a.readyNsec > b.readyNsec {
+				return -1
+			}
+			return 1
 		}
 	}
 	if a.restarts != b.restarts {
