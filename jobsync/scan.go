@@ -138,14 +138,14 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, exp expectations.Exp
 			view.counts.terminating++
 		}
 		if hasFinalizer(p, sync.opts.TrackingFinalizer) {
-			counted = appendDoubling(counted, int32(i))
+			counted = appendExtrapolated(counted, int32(i), i+1, len(all))
 			uids.add(p.UID)
 		} else if terminal && !keepUntracked {
 			// Counted and released long ago: nothing but a FailJob rule
 			// reads it again (see keepUntracked).
 			continue
 		}
-		view.finishedOrDeleting = appendDoubling(view.finishedOrDeleting, sync.classifyPod(p, ref == nil, exp.FinalizerRemovals))
+		view.finishedOrDeleting = appendExtrapolated(view.finishedOrDeleting, sync.classifyPod(p, ref == nil, exp.FinalizerRemovals), i+1, len(all))
 	}
 	if err := repeatedUID(all, counted, uids); err != nil {
 		return podView{}, err
