@@ -117,10 +117,16 @@ func queuedOf(r *podRecord, pos int) queued {
 // the keys tie, or when both creation times carry a monotonic reading,
 // which time.Time.Compare uses then.
 func (q *podQueue) compare(a, b queued) int {
+	if a.index != b.index {
+		return cmp.Compare(a.index, b.index)
+	}
+	if a.sec != b.sec && a.plain && b.plain {
+		return cmp.Compare(a.sec, b.sec)
+	}
 	switch {
-	case q.before(&a, &b):
+	case q.slowBefore(&a, &b):
 		return -1
-	case q.before(&b, &a):
+	case q.slowBefore(&b, &a):
 		return 1
 	}
 	return 0
