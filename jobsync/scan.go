@@ -139,7 +139,7 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, exp expectations.Exp
 		}
 		if hasFinalizer(p, sync.opts.TrackingFinalizer) {
 			counted = appendExtrapolated(counted, int32(i), i+1, len(all))
-			uids.add(p.UID)
+			uids.add(p.UID, i+1, len(all))
 		} else if terminal && !keepUntracked {
 			// Counted and released long ago: nothing but a FailJob rule
 			// reads it again (see keepUntracked).

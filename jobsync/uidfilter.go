@@ -16,13 +16,15 @@ type uidFilter struct {
 	maybe bool // two UIDs hashed alike: a repeat is possible
 }
 
-// add puts uid's hash in the set, or notes that it is already there.
-func (f *uidFilter) add(uid types.UID) {
+// add puts uid's hash in the set, or notes that it is already there. The
+// pod is the seen-th of total: a full table grows to what the share of
+// pods added so far gives over all of them (see appendExtrapolated).
+func (f *uidFilter) add(uid types.UID, seen, total int) {
 	if f.maybe {
 		return // the exact check runs anyway
 	}
 	if 4*(f.n+1) > 3*len(f.slots) {
-		f.grow()
+		f.grow(seen, total)
 	}
 	if !f.insert(hashUID(uid) | 1) {
 		f.maybe = true
@@ -44,9 +46,18 @@ func (f *uidFilter) insert(h uint64) bool {
 	}
 }
 
-func (f *uidFilter) grow() {
+func (f *uidFilter) grow(seen, total int) {
 	old := f.slots
-	f.slots = make([]uint64, max(64, 2*len(old)))
+	size := max(64, 2*len(old))
+	if f.n >= 128 {
+		// Room for the extrapolated count at three quarters full.
+		n := f.n + 1
+		est := min(max(n*total/seen+n*total/seen/4, n+n/4), n+total-seen)
+		for 3*size < 4*est {
+			size *= 2
+		}
+	}
+	f.slots = make([]uint64, size)
 	f.n = 0
 	for _, h := range old {
 		if h != 0 {
