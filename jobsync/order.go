@@ -170,6 +170,9 @@ func (q *podQueue) slowBefore(a, b *queued) bool {
 // newPodQueue makes a queue of src's records for a caller that expects to
 // take want of them. The records are not modified.
 func newPodQueue(src recordSource, want int) *podQueue {
+	if src.n == 0 {
+		return nil // pops nothing
+	}
 	want = max(want, 1)
 	q := &podQueue{src: src}
 	h := make([]queued, 0, max(min(want, src.n), 0))
@@ -216,8 +219,12 @@ func (q *podQueue) down(h []queued, i int) {
 	}
 }
 
-// pop returns the next record in order, or nil when there is none.
+// pop returns the next record in order, or nil when there is none (and
+// from a nil queue, which holds none).
 func (q *podQueue) pop() *podRecord {
+	if q == nil {
+		return nil
+	}
 	if q.next == len(q.items) {
 		if !q.more {
 			return nil

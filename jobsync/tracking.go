@@ -182,6 +182,9 @@ func (sync *syncState) track(view *podView, progress indexProgress, finish *batc
 func (sync *syncState) releaseCandidates(view *podView, progress indexProgress, finish *batchv1.JobCondition) recordSource {
 	all := sync.job.DeletionTimestamp != nil || finish != nil
 	finished := view.finishedOrDeleting
+	if len(finished) == 0 && !all {
+		return recordSource{} // the steady state: nothing to release
+	}
 	var active []podRecord
 	if all {
 		// The active pods go too: they are classified here, the one step
