@@ -15,6 +15,17 @@ func appendExtrapolated[T any](s []T, v T, seen, total int) []T {
 	if len(s) < cap(s) {
 		return append(s, v)
 	}
+	return grownAppend(s, v, seen, total)
+}
+
+// grownAppend is appendExtrapolated for a full list, kept out of line so
+// that the scan's loop stays as small as with appendDoubling for the
+// active pods, which never reach it. Inlined, Steady (Indexed, 10,000
+// pods) measured 1.55 ms a sync against 1.34 ms with appendDoubling; out
+// of line 1.13 against 1.21, within the noise (2026-11-25, load 1.1-1.7).
+//
+//go:noinline
+func grownAppend[T any](s []T, v T, seen, total int) []T {
 	n := len(s) + 1
 	c := max(16, 2*cap(s))
 	if len(s) >= 128 {
