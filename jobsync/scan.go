@@ -60,7 +60,7 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, exp expectations.Exp
 	// uids holds their hashes, and only when two hashes agree are the UIDs
 	// at counted compared after the loop (see uidFilter).
 	var counted []int32 // a slice of pods fits in memory: fewer than 2^31
-	var uids uidFilter
+	var uids *uidFilter // made at the first pod to count
 	for i, p := range all {
 		if p == nil {
 			// A repeated UID earlier in the list is reported first.
@@ -139,6 +139,9 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, exp expectations.Exp
 		}
 		if hasFinalizer(p, sync.opts.TrackingFinalizer) {
 			counted = appendExtrapolated(counted, int32(i), i+1, len(all))
+			if uids == nil {
+				uids = new(uidFilter)
+			}
 			uids.add(p.UID, i+1, len(all))
 		} else if terminal && !keepUntracked {
 			// Counted and released long ago: nothing but a FailJob rule
@@ -164,7 +167,7 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, exp expectations.Exp
 // repeatedUID reports the first of the pods at positions at (ascending)
 // whose UID an earlier one already has. filter holds their UIDs' hashes:
 // when no two agree, no UID repeats.
-func repeatedUID(all []*corev1.Pod, at []int32, filter uidFilter) error {
+func repeatedUID(all []*corev1.Pod, at []int32, filter *uidFilter) error {
 	if len(at) < 2 || !filter.maybe {
 		return nil
 	}
