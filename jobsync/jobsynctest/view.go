@@ -35,9 +35,19 @@ type view struct {
 	opts       jobsync.Options
 	// liveAt holds, for each position in pods, the pod's position in live,
 	// or -1 when the pod is settled; live holds the positions in pods of
-	// the live pods; settled counts the others.
+	// the live pods, in the order they became live (their creation, most
+	// often), with -1 for a pod gone from it since (holes, compacted once
+	// they are half of live); settled counts the others. Reconcile decides
+	// the same in any order, but not at the same speed: a pod's objects
+	// were allocated in about the order the pods were created, and
+	// reading them in that order lets the processor fetch memory ahead. At
+	// a million pods the cache misses of the scan's first touch of each
+	// pod are most of a sync's time; listing in creation order instead of
+	// the order a swap-remove leaves took the NonIndexed lifecycle from
+	// 189 s to 115-123 s (Indexed: 65 s, 69 s).
 	liveAt  []int
 	live    []int
+	holes   int
 	settled int
 
 	buf []*corev1.Pod // the last listing, reused
@@ -58,7 +68,7 @@ func (v *view) setJob(job *batchv1.Job) {
 		return
 	}
 	v.settle, v.settledFor = jobsync.NewSettledFilter(job, v.opts), job
-	v.live, v.settled = v.live[:0], 0
+	v.live, v.holes, v.settled = v.live[:0], 0, 0
 	for i, p := range v.pods {
 		v.liveAt[i] = -1
 		v.sort(i, p)
@@ -94,13 +104,24 @@ func (v *view) unsort(i int) {
 		v.settled--
 		return
 	}
-	last := len(v.live) - 1
-	if j != last {
-		v.live[j] = v.live[last]
-		v.liveAt[v.live[j]] = j
-	}
-	v.live = v.live[:last]
+	v.live[j] = -1
 	v.liveAt[i] = -1
+	v.holes++
+	if 2*v.holes > len(v.live) {
+		v.compact()
+	}
+}
+
+// compact drops the holes from live, keeping the order.
+func (v *view) compact() {
+	kept := v.live[:0]
+	for _, i := range v.live {
+		if i >= 0 {
+			v.liveAt[i] = len(kept)
+			kept = append(kept, i)
+		}
+	}
+	v.live, v.holes = kept, 0
 }
 
 // get returns the pod with uid, nil when the view has none.
@@ -115,8 +136,11 @@ func (v *view) get(uid types.UID) *corev1.Pod {
 func (v *view) put(p *corev1.Pod) {
 	i, ok := v.at[p.UID]
 	if ok {
-		v.unsort(i)
 		v.pods[i] = p
+		if v.liveAt[i] >= 0 && !v.settle.Settled(p) {
+			return // stays live, in its place
+		}
+		v.unsort(i)
 	} else {
 		i = len(v.pods)
 		v.at[p.UID] = i
@@ -154,7 +178,9 @@ func (v *view) remove(uid types.UID) {
 func (v *view) list() ([]*corev1.Pod, int) {
 	v.buf = v.buf[:0]
 	for _, i := range v.live {
-		v.buf = append(v.buf, v.pods[i])
+		if i >= 0 {
+			v.buf = append(v.buf, v.pods[i])
+		}
 	}
 	return v.buf, v.settled
 }
