@@ -123,18 +123,12 @@ func (q *podQueue) compare(a, b queued) int {
 	if a.sec != b.sec && a.plain && b.plain {
 		return cmp.Compare(a.sec, b.sec)
 	}
-	switch {
-	case q.slowBefore(&a, &b):
-		return -1
-	case q.slowBefore(&b, &a):
-		return 1
-	}
-	return 0
+	return q.slowCompare(&a, &b)
 }
 
 // before reports whether a comes before b. The keys that decide most pairs
 // are compared here, in few enough steps to be inlined into the heap's
-// loop; the rest is slowBefore's.
+// loop; the rest is slowCompare's.
 func (q *podQueue) before(a, b *queued) bool {
 	if a.index != b.index {
 		return a.index < b.index
@@ -142,29 +136,26 @@ func (q *podQueue) before(a, b *queued) bool {
 	if a.sec != b.sec && a.plain && b.plain {
 		return a.sec < b.sec
 	}
-	return q.slowBefore(a, b)
+	return q.slowCompare(a, b) < 0
 }
 
-// slowBefore is before for entries of the same index, when the creation
-// seconds tie or an entry is not plain.
-func (q *podQueue) slowBefore(a, b *queued) bool {
-	if a.adopted != b.adopted {
-		return b.adopted // the Job's own pods first
+// slowCompare is compare for entries of the same index, when the creation
+// seconds tie or an entry is not plain: adoption, then the creation time
+// from the keys unless both carry a monotonic reading, then the pods
+// themselves (compareByAge), read only here.
+func (q *podQueue) slowCompare(a, b *queued) int {
+	if c := compareAdopted(a.adopted, b.adopted); c != 0 {
+		return c
 	}
-	if a.mono && b.mono {
-		return compareByAge(q.src.at(a.pos).pod, q.src.at(b.pos).pod) < 0
+	if !a.mono || !b.mono {
+		if c := cmp.Compare(a.sec, b.sec); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.nsec, b.nsec); c != 0 {
+			return c
+		}
 	}
-	if a.sec != b.sec {
-		return a.sec < b.sec
-	}
-	if a.nsec != b.nsec {
-		return a.nsec < b.nsec
-	}
-	pa, pb := q.src.at(a.pos).pod, q.src.at(b.pos).pod
-	if c := strings.Compare(pa.Name, pb.Name); c != 0 {
-		return c < 0
-	}
-	return pa.UID < pb.UID
+	return compareByAge(q.src.at(a.pos).pod, q.src.at(b.pos).pod)
 }
 
 // newPodQueue makes a queue of src's records for a caller that expects to
