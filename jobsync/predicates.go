@@ -56,7 +56,7 @@ func (sync *syncState) classifyPod(p *corev1.Pod, adopted bool, expectedRemovals
 		index:       indexes.Unknown,
 		succeeded:   p.Status.Phase == corev1.PodSucceeded,
 		failed:      sync.isFailed(p),
-		terminating: p.DeletionTimestamp != nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed,
+		terminating: p.DeletionTimestamp != nil && !isTerminal(p),
 		finalizer:   hasFinalizer(p, sync.opts.TrackingFinalizer),
 		adopted:     adopted,
 	}
@@ -72,6 +72,17 @@ func (sync *syncState) classifyPod(p *corev1.Pod, adopted bool, expectedRemovals
 		r.policyVerdict = &v
 	}
 	return r
+}
+
+// isTerminal reports whether a pod is in a terminal phase.
+func isTerminal(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+}
+
+// isActive reports whether a pod is active: neither terminal nor being
+// deleted (upstream's controller.IsPodActive).
+func isActive(p *corev1.Pod) bool {
+	return !isTerminal(p) && p.DeletionTimestamp == nil
 }
 
 // isFailed reports whether a pod counts as failed: it is in the Failed

@@ -104,7 +104,7 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, exp expectations.Exp
 			view.pods = append(view.pods, p)
 		}
 
-		terminal := p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+		terminal := isTerminal(p)
 		if !terminal && p.DeletionTimestamp == nil {
 			view.counts.active++
 			ix := indexes.Unknown

@@ -50,10 +50,7 @@ func (f *SettledFilter) Settled(p *corev1.Pod) bool {
 	if f.job == nil || p == nil {
 		return false
 	}
-	if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
-		return false
-	}
-	if p.Namespace != f.job.Namespace || hasFinalizer(p, f.finalizer) {
+	if !isTerminal(p) || p.Namespace != f.job.Namespace || hasFinalizer(p, f.finalizer) {
 		return false
 	}
 	ref := controllerOf(p)

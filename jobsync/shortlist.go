@@ -98,7 +98,7 @@ func (s *shortlist) starts(active int32) bool {
 // before the one at which ranking starts.
 func (s *shortlist) catchUp(earlier []*corev1.Pod) {
 	for _, p := range earlier {
-		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed || p.DeletionTimestamp != nil {
+		if !isActive(p) {
 			continue
 		}
 		ix := 0

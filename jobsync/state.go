@@ -94,7 +94,7 @@ type podCounts struct {
 func (view *podView) activePods() []*corev1.Pod {
 	out := make([]*corev1.Pod, 0, view.counts.active)
 	for _, p := range view.pods {
-		if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed && p.DeletionTimestamp == nil {
+		if isActive(p) {
 			out = append(out, p)
 		}
 	}

@@ -43,7 +43,7 @@ func (sync *syncState) track(view *podView, progress indexProgress, finish *batc
 		// An active pod is in uncountedTerminatedPods only when a failing
 		// Job counted it as failed before its deletion was seen.
 		for _, p := range view.pods {
-			if p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed &&
+			if isActive(p) &&
 				(view.uncountedSucceeded[p.UID] || view.uncountedFailed[p.UID]) &&
 				hasFinalizer(p, sync.opts.TrackingFinalizer) && !view.expectedRemovals.Has(p.UID) {
 				stillTracked[p.UID] = true
