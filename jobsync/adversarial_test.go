@@ -107,9 +107,7 @@ func checkReconcileContract(t fataler, s jobsync.Snapshot, shuffleSeed uint64) {
 		if d := cmp.Diff(jobsync.Plan{}, plan); d != "" {
 			t.Fatalf("a failed Reconcile returned half a plan:\n%s", d)
 		}
-		if live, settled := splitSettled(s); settled > 0 {
-			without := s
-			without.Pods, without.SettledPods = live, s.SettledPods+settled
+		if without, settled := withoutSettled(s); settled > 0 {
 			if _, err := reconcileGuarded(t, without); err == nil {
 				t.Fatalf("leaving out %d settled pods takes away the error %v", settled, err)
 			}
@@ -278,12 +276,10 @@ func diffIfUnequal(a, b any) string {
 // checkSettledLeftOut checks SettledFilter's promise: the snapshot without
 // the pods it settles, counted in SettledPods instead, gives the same plan.
 func checkSettledLeftOut(t fataler, s jobsync.Snapshot, plan jobsync.Plan) {
-	live, settled := splitSettled(s)
+	without, settled := withoutSettled(s)
 	if settled == 0 {
 		return
 	}
-	without := s
-	without.Pods, without.SettledPods = live, s.SettledPods+settled
 	got, err := reconcileGuarded(t, without)
 	if err != nil {
 		t.Fatalf("leaving out %d settled pods gives an error: %v", settled, err)
@@ -293,16 +289,18 @@ func checkSettledLeftOut(t fataler, s jobsync.Snapshot, plan jobsync.Plan) {
 	}
 }
 
-// splitSettled returns the pods of the snapshot a SettledFilter of its Job
-// keeps, in their order, and the number it settles.
-func splitSettled(s jobsync.Snapshot) (live []*corev1.Pod, settled int) {
+// withoutSettled returns the snapshot with the pods a SettledFilter of its
+// Job settles left out (in the order of the others) and counted in
+// SettledPods, and how many those are.
+func withoutSettled(s jobsync.Snapshot) (jobsync.Snapshot, int) {
 	f := jobsync.NewSettledFilter(s.Job, jobsync.Options{})
+	var live []*corev1.Pod
 	for _, p := range s.Pods {
-		if f.Settled(p) {
-			settled++
-			continue
+		if !f.Settled(p) {
+			live = append(live, p)
 		}
-		live = append(live, p)
 	}
-	return live, settled
+	settled := len(s.Pods) - len(live)
+	s.Pods, s.SettledPods = live, s.SettledPods+settled
+	return s, settled
 }
