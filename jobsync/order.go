@@ -45,6 +45,11 @@ func compareByAge(a, b *corev1.Pod) int {
 	if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
 		return c
 	}
+	return compareByName(a, b)
+}
+
+// compareByName orders pods by name, then UID.
+func compareByName(a, b *corev1.Pod) int {
 	if c := strings.Compare(a.Name, b.Name); c != 0 {
 		return c
 	}
@@ -140,22 +145,23 @@ func (q *podQueue) before(a, b *queued) bool {
 }
 
 // slowCompare is compare for entries of the same index, when the creation
-// seconds tie or an entry is not plain: adoption, then the creation time
-// from the keys unless both carry a monotonic reading, then the pods
-// themselves (compareByAge), read only here.
+// seconds tie or an entry is not plain: adoption, the creation time (from
+// the keys, or from the pods when both times carry a monotonic reading),
+// then name and UID. Only here are the pods read.
 func (q *podQueue) slowCompare(a, b *queued) int {
 	if c := compareAdopted(a.adopted, b.adopted); c != 0 {
 		return c
 	}
-	if !a.mono || !b.mono {
-		if c := cmp.Compare(a.sec, b.sec); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.nsec, b.nsec); c != 0 {
-			return c
-		}
+	if a.mono && b.mono {
+		return compareByAge(q.src.at(a.pos).pod, q.src.at(b.pos).pod)
 	}
-	return compareByAge(q.src.at(a.pos).pod, q.src.at(b.pos).pod)
+	if c := cmp.Compare(a.sec, b.sec); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.nsec, b.nsec); c != 0 {
+		return c
+	}
+	return compareByName(q.src.at(a.pos).pod, q.src.at(b.pos).pod)
 }
 
 // newPodQueue makes a queue of src's records for a caller that expects to
