@@ -105,12 +105,12 @@ func (sync *syncState) pastBackoffLimitOnFailure(view *podView) bool {
 		if p.Status.Phase != corev1.PodRunning && p.Status.Phase != corev1.PodPending {
 			continue
 		}
-		for _, s := range p.Status.InitContainerStatuses {
-			restarts += s.RestartCount
-		}
-		for _, s := range p.Status.ContainerStatuses {
-			restarts += s.RestartCount
-		}
+		restarts += restartSum(p)
+	}
+	if view.held != nil {
+		// Their sum, kept as they were put; int32 sums wrap around alike
+		// in any order.
+		restarts += view.held.restarts
 	}
 	limit := *sync.job.Spec.BackoffLimit
 	if limit == 0 {

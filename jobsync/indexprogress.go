@@ -140,7 +140,7 @@ func delayedRemovals(view *podView, succeeded, failed indexes.Set) map[int]*podR
 		if !r.tracked || !r.failed || !r.validIndex {
 			continue
 		}
-		if ix := r.index; succeeded.Has(ix) || failed.Has(ix) || view.activeIndexes.has(ix) {
+		if ix := r.index; succeeded.Has(ix) || failed.Has(ix) || view.hasActiveIndex(ix) {
 			continue
 		}
 		cands = append(cands, r)

@@ -146,7 +146,7 @@ func (sync *syncState) manage(view *podView, counts finishedCounts, progress ind
 // active pod, have not succeeded and have not failed; with replacement of
 // failed pods only, indexes of terminating pods are not pending either.
 func (sync *syncState) pendingIndexes(view *podView, progress indexProgress, n int) []int {
-	taken := progress.succeeded.Union(view.activeIndexes.members())
+	taken := progress.succeeded.Union(view.activeIndexSet())
 	if onlyReplaceFailed(sync.job) {
 		var terminating []int
 		for i := range view.finishedOrDeleting {

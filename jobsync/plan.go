@@ -27,6 +27,10 @@ type Snapshot struct {
 	// Reconcile reads nothing of them but that they exist, and decides as
 	// it would with them in Pods. Zero when Pods holds every pod.
 	SettledPods int
+	// Active, when not nil, holds active pods of the Job kept out of Pods
+	// (see ActivePods): Reconcile decides as it would with them in Pods. A
+	// pod must be in Pods or in Active, not in both.
+	Active *ActivePods
 	// Now is the clock reading of this sync.
 	Now time.Time
 	// Expectations is the memory of creations, deletions and finalizer

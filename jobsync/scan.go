@@ -36,12 +36,23 @@ import (
 //
 // settled is the number of pods the caller left out as settled (see
 // SettledFilter): the scan would have passed over each of them at its
-// first test of a terminal pod without the finalizer.
-func (sync *syncState) scan(all []*corev1.Pod, settled int, exp expectations.Expectations) (podView, error) {
+// first test of a terminal pod without the finalizer. held is the caller's
+// set of active pods (see ActivePods), nil for none: the scan adds its sums
+// to what it counts in all, and the view walks its pods only when asked
+// for the active pods.
+func (sync *syncState) scan(all []*corev1.Pod, settled int, held *ActivePods, exp expectations.Expectations) (podView, error) {
 	job := sync.job
+	if held != nil && (held.uid != job.UID || held.namespace != job.Namespace || held.indexed != sync.indexed) {
+		return podView{}, inputErr("active", held.uid, "was made for another Job (another UID, namespace or completion mode)")
+	}
 	match := newLabelMatcher(job.Spec.Selector)
 	deleting := job.DeletionTimestamp != nil
-	view := podView{expectedRemovals: exp.FinalizerRemovals, settled: settled, shortlist: sync.newShortlist(exp, len(all))}
+	view := podView{expectedRemovals: exp.FinalizerRemovals, settled: settled, held: held, shortlist: sync.newShortlist(exp, len(all))}
+	if held.Len() > 0 {
+		// The held pods are ranked, when the sync deletes, in a pass of
+		// their own with the active pods of all (forRemoval).
+		view.shortlist = shortlist{}
+	}
 	view.uncountedSucceeded = uidSet(sync.st.UncountedTerminatedPods.Succeeded)
 	view.uncountedFailed = uidSet(sync.st.UncountedTerminatedPods.Failed)
 	if sync.indexed {
@@ -110,7 +121,7 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, exp expectations.Exp
 			ix := indexes.Unknown
 			if sync.indexed {
 				ix = indexes.Of(p.Annotations)
-				if ix == indexes.Unknown || ix >= int(*job.Spec.Completions) || !view.activeIndexes.set(ix) {
+				if ix == indexes.Unknown || ix >= int(*job.Spec.Completions) || !view.activeIndexes.set(ix) || held.holdsIndex(ix) {
 					view.indexTrouble = true
 				}
 			}
@@ -152,6 +163,13 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, exp expectations.Exp
 	}
 	if err := repeatedUID(all, counted, uids); err != nil {
 		return podView{}, err
+	}
+	if n := held.Len(); n > 0 {
+		view.counts.active += int32(n)
+		view.counts.ready += int32(held.ready)
+		if sync.indexed && (held.indexes.repeated() || held.indexes.atOrAbove(int(*job.Spec.Completions))) {
+			view.indexTrouble = true
+		}
 	}
 	sortClaims(sync.plan.Releases)
 	sortClaims(sync.plan.Adoptions)

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/jobsync/jobsync/expectations"
+	"github.com/jobsync/jobsync/indexes"
 )
 
 // syncState is what every step of one Reconcile call reads, the
@@ -57,6 +58,9 @@ type podView struct {
 	// settled is the number of the Job's pods the caller left out of the
 	// snapshot as settled (Snapshot.SettledPods): only neverStarted reads it.
 	settled int
+	// held is the caller's set of active pods kept out of pods (nil for
+	// none); counts and, for Indexed Jobs, indexTrouble include them.
+	held *ActivePods
 	// finishedOrDeleting holds the records of those of pods that are
 	// terminal or being deleted, but terminal ones without the tracking
 	// finalizer only under a pod failure policy (see scan).
@@ -65,7 +69,7 @@ type podView struct {
 	counts podCounts
 
 	// activeIndexes holds the valid indexes of active pods of an Indexed
-	// Job; indexTrouble says some active pod has an invalid, out-of-range
+	// Job found in pods (see hasActiveIndex for the held ones too); indexTrouble says some active pod has an invalid, out-of-range
 	// or repeated index, which calls for deletions (never set for
 	// NonIndexed Jobs).
 	activeIndexes *indexSet
@@ -98,7 +102,28 @@ func (view *podView) activePods() []*corev1.Pod {
 			out = append(out, p)
 		}
 	}
+	if view.held != nil {
+		for i := range view.held.pods {
+			out = append(out, view.held.pods[i].pod)
+		}
+	}
 	return out
+}
+
+// hasActiveIndex reports whether an active pod, in pods or held, has
+// completion index ix.
+func (view *podView) hasActiveIndex(ix int) bool {
+	return view.activeIndexes.has(ix) || view.held.holdsIndex(ix)
+}
+
+// activeIndexSet returns the completion indexes of the active pods, in pods
+// or held.
+func (view *podView) activeIndexSet() indexes.Set {
+	found := view.activeIndexes.members()
+	if view.held.Len() == 0 {
+		return found
+	}
+	return found.Union(view.held.indexes.members())
 }
 
 // setPodCounts writes the pod counts into the status and reports whether

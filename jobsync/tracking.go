@@ -42,11 +42,22 @@ func (sync *syncState) track(view *podView, progress indexProgress, finish *batc
 		}
 		// An active pod is in uncountedTerminatedPods only when a failing
 		// Job counted it as failed before its deletion was seen.
+		tracked := func(p *corev1.Pod) bool {
+			return hasFinalizer(p, sync.opts.TrackingFinalizer) && !view.expectedRemovals.Has(p.UID)
+		}
 		for _, p := range view.pods {
-			if isActive(p) &&
-				(view.uncountedSucceeded[p.UID] || view.uncountedFailed[p.UID]) &&
-				hasFinalizer(p, sync.opts.TrackingFinalizer) && !view.expectedRemovals.Has(p.UID) {
+			if isActive(p) && (view.uncountedSucceeded[p.UID] || view.uncountedFailed[p.UID]) && tracked(p) {
 				stillTracked[p.UID] = true
+			}
+		}
+		// The held pods are looked up by the UIDs recorded, not walked.
+		if view.held.Len() > 0 {
+			for _, uids := range []map[types.UID]bool{view.uncountedSucceeded, view.uncountedFailed} {
+				for uid := range uids {
+					if i, ok := view.held.at[uid]; ok && tracked(view.held.pods[i].pod) {
+						stillTracked[uid] = true
+					}
+				}
 			}
 		}
 	}

@@ -1,0 +1,178 @@
+package jobsync_test
+
+import (
+	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8stypes "k8s.io/apimachinery/pkg/types"
+	"pgregory.net/rapid"
+
+	"github.com/jobsync/jobsync/jobsync"
+)
+
+// withHeld returns the snapshot with the active pods for which hold says
+// yes put in an ActivePods and left out of Pods (the others in their
+// order), and how many were held. A pod whose UID the set already holds
+// stays in Pods: a snapshot may give one UID to two pods, and the set
+// tells pods apart by UID.
+func withHeld(s jobsync.Snapshot, hold func(i int) bool) (jobsync.Snapshot, int) {
+	set := jobsync.NewActivePods(s.Job)
+	var rest []*corev1.Pod
+	for i, p := range s.Pods {
+		if p == nil || set.Has(p.UID) || !hold(i) || !set.Put(p) {
+			rest = append(rest, p)
+		}
+	}
+	s.Pods, s.Active = rest, set
+	return s, set.Len()
+}
+
+// TestPropertyHeldActivePods: for any generated snapshot, holding any of
+// its active pods in an ActivePods instead of Pods gives the same plan, or
+// an error when the whole list gives one. The generator must reach the
+// syncs that walk the held pods (deletions of active pods), or the
+// property proves little about them.
+func TestPropertyHeldActivePods(t *testing.T) {
+	var cases, withHeldPods, deletingHeld int
+	rapid.Check(t, func(t *rapid.T) {
+		s := genSnapshot(t)
+		opts := jobsync.Options{WorkloadWithJob: rapid.Bool().Draw(t, "workloadWithJob")}
+		plan, err := jobsync.Reconcile(s, opts)
+		if rapid.Bool().Draw(t, "settledOut") {
+			s, _ = withoutSettled(s)
+		}
+		all := rapid.Bool().Draw(t, "holdAll")
+		held, n := withHeld(s, func(int) bool { return all || rapid.Bool().Draw(t, "hold") })
+		cases++
+		got, err2 := jobsync.Reconcile(held, opts)
+		if (err == nil) != (err2 == nil) {
+			t.Fatalf("holding %d active pods changes whether there is an error: %v / %v", n, err, err2)
+		}
+		if err != nil || n == 0 {
+			return
+		}
+		withHeldPods++
+		for _, d := range plan.Deletions {
+			if held.Active.Has(d.Pod.UID) {
+				deletingHeld++
+				break
+			}
+		}
+		if d := diffIfUnequal(plan, got); d != "" {
+			t.Fatalf("holding %d active pods changes the plan:\n%s", n, d)
+		}
+	})
+	if withHeldPods*5 < cases || deletingHeld*50 < cases {
+		t.Errorf("of %d snapshots, %d held active pods and %d deleted a held one: the generator does not reach the property", cases, withHeldPods, deletingHeld)
+	}
+	t.Logf("of %d snapshots, %d held active pods and %d deleted a held one", cases, withHeldPods, deletingHeld)
+}
+
+// activePod is a running pod of exampleJob with completion index ix (for
+// an Indexed Job; NonIndexed Jobs ignore it).
+func activePod(job *batchv1.Job, name string, ix string) *corev1.Pod {
+	p := settledPod(job)
+	p.Name, p.UID = name, k8stypes.UID("uid-"+name)
+	p.Status.Phase = corev1.PodRunning
+	p.Finalizers = []string{batchv1.JobTrackingFinalizer}
+	if ix != "" {
+		p.Annotations = map[string]string{batchv1.JobCompletionIndexAnnotation: ix}
+	}
+	return p
+}
+
+func TestActivePodsPut(t *testing.T) {
+	job := exampleJob()
+	other := exampleJob()
+	other.UID = "another-job"
+	indexed := exampleJob()
+	indexed.Spec.CompletionMode = ptr(batchv1.IndexedCompletion)
+	tests := []struct {
+		name   string
+		job    *batchv1.Job
+		change func(p *corev1.Pod)
+		want   bool
+	}{
+		{name: "running, controlled and selected", want: true},
+		{name: "pending", change: func(p *corev1.Pod) { p.Status.Phase = corev1.PodPending }, want: true},
+		{name: "no phase yet", change: func(p *corev1.Pod) { p.Status.Phase = "" }, want: true},
+		{name: "without the tracking finalizer", change: func(p *corev1.Pod) { p.Finalizers = nil }, want: true},
+		{name: "succeeded", change: func(p *corev1.Pod) { p.Status.Phase = corev1.PodSucceeded }},
+		{name: "failed", change: func(p *corev1.Pod) { p.Status.Phase = corev1.PodFailed }},
+		{name: "being deleted", change: func(p *corev1.Pod) { p.DeletionTimestamp = &metav1.Time{} }},
+		{name: "labels no longer selected (to be released)", change: func(p *corev1.Pod) { p.Labels = nil }},
+		{name: "orphan (to be adopted or left)", change: func(p *corev1.Pod) { p.OwnerReferences = nil }},
+		{name: "controlled by another Job", job: other},
+		{name: "another namespace", change: func(p *corev1.Pod) { p.Namespace = "elsewhere" }},
+		{name: "Indexed, with an index", job: indexed, change: func(p *corev1.Pod) {
+			p.Annotations = map[string]string{batchv1.JobCompletionIndexAnnotation: "3"}
+		}, want: true},
+		{name: "Indexed, an index past completions (Reconcile deletes it)", job: indexed, change: func(p *corev1.Pod) {
+			p.Annotations = map[string]string{batchv1.JobCompletionIndexAnnotation: "1000000000"}
+		}, want: true},
+		{name: "Indexed, without an index", job: indexed},
+		{name: "Indexed, an index that does not parse", job: indexed, change: func(p *corev1.Pod) {
+			p.Annotations = map[string]string{batchv1.JobCompletionIndexAnnotation: "three"}
+		}},
+		{name: "no Job", job: (*batchv1.Job)(nil)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := activePod(job, "p", "")
+			if tc.change != nil {
+				tc.change(p)
+			}
+			setJob := job
+			if tc.job != nil || tc.name == "no Job" {
+				setJob = tc.job
+			}
+			set := jobsync.NewActivePods(setJob)
+			if got := set.Put(p); got != tc.want {
+				t.Fatalf("Put = %v, want %v", got, tc.want)
+			}
+			if got := set.Has(p.UID); got != tc.want {
+				t.Errorf("Has = %v after Put, want %v", got, tc.want)
+			}
+		})
+	}
+
+	t.Run("a pod that stops being active is let go", func(t *testing.T) {
+		set := jobsync.NewActivePods(job)
+		p := activePod(job, "p", "")
+		if !set.Put(p) || set.Len() != 1 {
+			t.Fatalf("Put of a running pod: Len = %d", set.Len())
+		}
+		done := p.DeepCopy()
+		done.Status.Phase = corev1.PodSucceeded
+		if set.Put(done) || set.Has(p.UID) || set.Len() != 0 {
+			t.Fatalf("the succeeded version is still held: Has = %v, Len = %d", set.Has(p.UID), set.Len())
+		}
+		if set.Delete(p.UID) {
+			t.Error("Delete found a pod already let go")
+		}
+		if set.Put(nil) {
+			t.Error("a nil pod was taken")
+		}
+	})
+}
+
+// TestActivePodsOfAnotherJob: Reconcile refuses a set made for another
+// Job, and one made for another completion mode.
+func TestActivePodsOfAnotherJob(t *testing.T) {
+	job := exampleJob()
+	other := exampleJob()
+	other.UID = "another-job"
+	indexed := exampleJob()
+	indexed.Spec.CompletionMode = ptr(batchv1.IndexedCompletion)
+	for _, setJob := range []*batchv1.Job{other, indexed, nil} {
+		_, err := jobsync.Reconcile(jobsync.Snapshot{Job: job, Active: jobsync.NewActivePods(setJob), Now: genEpoch}, jobsync.Options{})
+		if err == nil {
+			t.Errorf("a set made for %v was taken for Job %s", setJob, job.UID)
+		}
+	}
+	if _, err := jobsync.Reconcile(jobsync.Snapshot{Job: job, Active: jobsync.NewActivePods(job), Now: genEpoch}, jobsync.Options{}); err != nil {
+		t.Errorf("an empty set of the Job itself: %v", err)
+	}
+}
