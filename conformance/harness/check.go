@@ -42,6 +42,12 @@ type Verdict struct {
 	// Snapshot.SettledPods instead): upstream, which sees every pod, is
 	// then compared with a plan a caller of that fast path would not get.
 	Settled string
+	// Held is set when the library decided otherwise with the active pods
+	// an ActivePods takes held there (Snapshot.Active) instead of in Pods,
+	// with the settled pods in Pods or, as a simulator keeps them, left out
+	// too: upstream is then compared with a plan a caller keeping its
+	// active pods by event would not get.
+	Held string
 	// UpstreamLog is upstream's calls, in order.
 	UpstreamLog []string
 	// Setup is set when the upstream driver could not run the case.
@@ -58,7 +64,7 @@ func (v Verdict) OK() bool {
 
 // Agree reports whether both sides decided the same.
 func (v Verdict) Agree() bool {
-	return v.Diff == "" && v.Panic == "" && v.Setup == "" && v.Settled == ""
+	return v.Diff == "" && v.Panic == "" && v.Setup == "" && v.Settled == "" && v.Held == ""
 }
 
 // SharedInvalid reports a plan whose status the API server rejects while
@@ -77,6 +83,8 @@ func (v Verdict) Class() string {
 		return "panic"
 	case v.Settled != "":
 		return "settled"
+	case v.Held != "":
+		return "held"
 	}
 	var parts []string
 	if len(v.Classes) > 0 {
@@ -107,6 +115,9 @@ func Check(c gen.Case) (v Verdict) {
 		return v
 	}
 	if v.Settled = settledChanges(c, plan, perr); v.Settled != "" {
+		return v
+	}
+	if v.Held = heldChanges(c, plan, perr, reconcile); v.Held != "" {
 		return v
 	}
 	lib := fromPlan(plan, perr, s)
@@ -199,6 +210,44 @@ func reconcile(c gen.Case) (p jobsync.Plan, panicked string, err error) {
 // settles left out (see Snapshot.SettledPods) and says what that changed:
 // empty when it decided the same.
 func settledChanges(c gen.Case, plan jobsync.Plan, perr error) string {
+	split, settled := withoutSettled(c)
+	if settled == 0 {
+		return ""
+	}
+	return splitChanges(c, plan, perr, split, fmt.Sprintf("%d settled pods left out", settled), reconcile)
+}
+
+// heldChanges runs the library (through run) again with the active pods an
+// ActivePods of the Job takes held there instead of in Pods (see
+// Snapshot.Active), once with the settled pods still in Pods and, when the
+// case has some, once with them left out as well (a simulator keeps both
+// aside), and says what that changed: empty when it decided the same. A
+// case that already holds pods in Snapshot.Active is left as it is.
+func heldChanges(c gen.Case, plan jobsync.Plan, perr error, run func(gen.Case) (jobsync.Plan, string, error)) string {
+	if c.Snapshot.Active != nil {
+		return ""
+	}
+	held, n := withHeld(c)
+	if n == 0 {
+		return ""
+	}
+	if d := splitChanges(c, plan, perr, held, fmt.Sprintf("%d active pods held in an ActivePods", n), run); d != "" {
+		return d
+	}
+	live, settled := withoutSettled(c)
+	if settled == 0 {
+		return ""
+	}
+	both, n := withHeld(live)
+	if n == 0 {
+		return ""
+	}
+	return splitChanges(c, plan, perr, both, fmt.Sprintf("%d active pods held in an ActivePods and %d settled pods left out", n, settled), run)
+}
+
+// withoutSettled returns c with the pods its SettledFilter settles left
+// out of Pods and counted in SettledPods, and how many were left out.
+func withoutSettled(c gen.Case) (gen.Case, int) {
 	f := jobsync.NewSettledFilter(c.Snapshot.Job, c.Options)
 	var live []*corev1.Pod
 	for _, p := range c.Snapshot.Pods {
@@ -207,25 +256,50 @@ func settledChanges(c gen.Case, plan jobsync.Plan, perr error) string {
 		}
 	}
 	settled := len(c.Snapshot.Pods) - len(live)
-	if settled == 0 {
-		return ""
-	}
 	split := c
 	split.Snapshot.Pods, split.Snapshot.SettledPods = live, c.Snapshot.SettledPods+settled
-	got, panicked, err := reconcile(split)
+	return split, settled
+}
+
+// withHeld returns c with every pod that an ActivePods of the Job takes
+// held there (Snapshot.Active) and left out of Pods, the others kept in
+// Pods in their order, and how many were held. A pod whose UID the set
+// already holds stays in Pods: a snapshot may give two pods one UID, and
+// the set tells pods apart by UID (putting the second would replace the
+// first, losing it).
+func withHeld(c gen.Case) (gen.Case, int) {
+	set := jobsync.NewActivePods(c.Snapshot.Job)
+	var rest []*corev1.Pod
+	for _, p := range c.Snapshot.Pods {
+		if p == nil || set.Has(p.UID) || !set.Put(p) {
+			rest = append(rest, p)
+		}
+	}
+	split := c
+	split.Snapshot.Pods, split.Snapshot.Active = rest, set
+	return split, set.Len()
+}
+
+// splitChanges runs the library (through run) on split, case c with some
+// of its pods kept aside as what describes, and says how its decision
+// differs from plan and perr, the decision on c: empty when it is the
+// same. Plans are compared whole (deep-equal, the pods of both being the
+// same objects); a difference is shown as outcomes of c's snapshot.
+func splitChanges(c gen.Case, plan jobsync.Plan, perr error, split gen.Case, what string, run func(gen.Case) (jobsync.Plan, string, error)) string {
+	got, panicked, err := run(split)
 	switch {
 	case panicked != "":
-		return fmt.Sprintf("with %d settled pods left out, Reconcile panicked: %s", settled, panicked)
+		return fmt.Sprintf("with %s, Reconcile panicked: %s", what, panicked)
 	case (err == nil) != (perr == nil):
-		return fmt.Sprintf("with %d settled pods left out, the error is %v instead of %v", settled, err, perr)
+		return fmt.Sprintf("with %s, the error is %v instead of %v", what, err, perr)
 	}
 	if reflect.DeepEqual(plan, got) {
 		return ""
 	}
-	all, left := fromPlan(plan, perr, c.Snapshot), fromPlan(got, err, split.Snapshot)
+	all, aside := fromPlan(plan, perr, c.Snapshot), fromPlan(got, err, c.Snapshot)
 	normalize(&all)
-	normalize(&left)
-	return fmt.Sprintf("with %d settled pods left out, the plan differs (-all pods +settled left out):\n%s", settled, cmp.Diff(all, left, cmpOptions))
+	normalize(&aside)
+	return fmt.Sprintf("with %s, the plan differs (-all pods in Pods +those kept aside):\n%s", what, cmp.Diff(all, aside, cmpOptions))
 }
 
 // validateWrites runs the API server's status validation on the writes in

@@ -105,7 +105,7 @@ func LoadDeviations(path string) ([]Deviation, error) {
 // writes the same status; upstream's defect, reproduced).
 func Allowed(devs []Deviation) func(Verdict) bool {
 	return func(v Verdict) bool {
-		if v.Panic != "" || v.Setup != "" || v.Settled != "" {
+		if v.Panic != "" || v.Setup != "" || v.Settled != "" || v.Held != "" {
 			return false
 		}
 		if len(v.Invalid) > 0 && !slices.Equal(v.Invalid, v.UpstreamInvalid) {

@@ -86,6 +86,16 @@ func TestAllowedRecognisesTheDeviationNotJustItsClass(t *testing.T) {
 			v.Panic = "boom"
 			return v
 		}(), false},
+		{"D2 whose plan changes with the settled pods left out", func() Verdict {
+			v := verdict(bare(), Outcome{Error: refusal}, Outcome{})
+			v.Settled = "with 1 settled pods left out, the plan differs"
+			return v
+		}(), false},
+		{"D2 whose plan changes with the active pods held", func() Verdict {
+			v := verdict(bare(), Outcome{Error: refusal}, Outcome{})
+			v.Held = "with 1 active pods held in an ActivePods, the plan differs"
+			return v
+		}(), false},
 		{"another class", func() Verdict {
 			v := verdict(bare(), Outcome{Error: refusal}, Outcome{})
 			v.Classes = []string{"Error", "Status"}

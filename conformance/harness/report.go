@@ -37,6 +37,9 @@ func Report(v Verdict, fullPods, outcomes bool) (string, error) {
 	if v.Settled != "" {
 		fmt.Fprintf(&b, "\n## the library with its settled pods left out\n%s\n", v.Settled)
 	}
+	if v.Held != "" {
+		fmt.Fprintf(&b, "\n## the library with its active pods held in an ActivePods\n%s\n", v.Held)
+	}
 	if v.Diff != "" {
 		fmt.Fprintf(&b, "\n## diff (-upstream +library)\n%s", v.Diff)
 	}

@@ -101,7 +101,7 @@ func (s *Stats) add(seed uint64, v Verdict, allowed func(Verdict) bool) {
 	case v.Panic != "" || v.Setup != "":
 		s.Panics++
 		s.Mismatch++
-	case v.Settled != "":
+	case v.Settled != "" || v.Held != "":
 		s.Mismatch++
 	case allowed != nil && allowed(v):
 		s.Deviations++

@@ -37,13 +37,15 @@
 // once on a change to the Job, retries a failed sync after a delay that
 // doubles from 1s to 1m, and honours the plan's RequeueAfter.
 //
-// The view sorts each pod, as its event arrives, with a
-// jobsync.SettledFilter: a sync hands Reconcile the pods that can still
-// change a decision and counts the settled ones (counted long ago, read by
-// no decision again) in Snapshot.SettledPods, so that a sync of a long Job
-// reads its active and newly finished pods rather than every pod it ever
-// had. With Config.Check every plan is compared with Reconcile's plan for
-// the whole view, settled pods included and shuffled.
+// The view sorts each pod, as its event arrives, into settled (a
+// jobsync.SettledFilter says so: counted long ago, read by no decision
+// again), held (an active pod of the Job, kept in a jobsync.ActivePods) or
+// live. A sync hands Reconcile the live pods in Snapshot.Pods, the set in
+// Snapshot.Active and the number of settled ones in Snapshot.SettledPods,
+// so that a sync of a long, wide Job reads its newly finished pods and the
+// set's sums rather than every pod it ever had. With Config.Check every
+// plan is compared with Reconcile's plan for the whole view, settled and
+// held pods included and shuffled.
 //
 // # Pods
 //

@@ -17,11 +17,15 @@ import (
 // removals (the last pod takes the place of the one removed): it is
 // deterministic for a seed, and Reconcile decides the same whatever it is.
 //
-// The view also sorts each pod, as it arrives, into settled or live
-// (jobsync.SettledFilter): a sync hands Reconcile only the live pods and the
-// number of settled ones. In a long Job nearly every pod ends settled, so a
-// sync reads the pods that can still change a decision (the active ones and
-// the finished ones not yet counted), not all the Job ever had.
+// The view also sorts each pod, as it arrives, into settled
+// (jobsync.SettledFilter), held (an active pod of the Job, kept in a
+// jobsync.ActivePods) or live (any other): a sync hands Reconcile the live
+// pods, the set of held ones and the number of settled ones. In a long Job
+// nearly every pod ends settled, and a wide one runs thousands of active
+// pods at every sync; a sync then reads the pods that changed state since
+// they were sorted (the finished ones not yet counted, the ones being
+// deleted, the orphans) and the sums of the held ones, not every pod the
+// Job has.
 type view struct {
 	job  *batchv1.Job
 	pods []*corev1.Pod
@@ -33,8 +37,10 @@ type view struct {
 	settle     *jobsync.SettledFilter
 	settledFor *batchv1.Job
 	opts       jobsync.Options
+	// held holds the active pods of the Job (made for settledFor too).
+	held *jobsync.ActivePods
 	// liveAt holds, for each position in pods, the pod's position in live,
-	// or -1 when the pod is settled; live holds the positions in pods of
+	// or -1 when the pod is settled, or isHeld; live holds the positions in pods of
 	// the live pods, in the order they became live (their creation, most
 	// often), with -1 for a pod gone from it since (holes, compacted once
 	// they are half of live); settled counts the others. Reconcile decides
@@ -53,6 +59,9 @@ type view struct {
 	buf []*corev1.Pod // the last listing, reused
 }
 
+// isHeld marks in view.liveAt a pod held in view.held.
+const isHeld = -2
+
 func newView(job *batchv1.Job, opts jobsync.Options, capacity int) view {
 	v := view{pods: make([]*corev1.Pod, 0, capacity), at: make(map[types.UID]int, capacity), opts: opts}
 	v.setJob(job)
@@ -68,6 +77,7 @@ func (v *view) setJob(job *batchv1.Job) {
 		return
 	}
 	v.settle, v.settledFor = jobsync.NewSettledFilter(job, v.opts), job
+	v.held = jobsync.NewActivePods(job)
 	v.live, v.holes, v.settled = v.live[:0], 0, 0
 	for i, p := range v.pods {
 		v.liveAt[i] = -1
@@ -75,31 +85,42 @@ func (v *view) setJob(job *batchv1.Job) {
 	}
 }
 
-// sameSettling reports whether two versions of a Job settle the same pods:
-// the fields SettledFilter reads, which the API server never changes.
+// sameSettling reports whether two versions of a Job settle and hold the
+// same pods: the fields SettledFilter and ActivePods read, which the API
+// server never changes.
 func sameSettling(a, b *batchv1.Job) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
 	return a.UID == b.UID && a.Name == b.Name && a.Namespace == b.Namespace &&
 		(a.Spec.PodFailurePolicy == nil) == (b.Spec.PodFailurePolicy == nil) &&
-		reflect.DeepEqual(a.Spec.Selector, b.Spec.Selector)
+		reflect.DeepEqual(a.Spec.Selector, b.Spec.Selector) &&
+		reflect.DeepEqual(a.Spec.CompletionMode, b.Spec.CompletionMode)
 }
 
 // sort puts the pod at position i, not yet sorted (liveAt[i] == -1, not
-// counted as settled), among the live or the settled pods.
+// counted as settled), among the settled, the held or the live pods.
 func (v *view) sort(i int, p *corev1.Pod) {
-	if v.settle.Settled(p) {
+	switch {
+	case v.settle.Settled(p):
 		v.settled++
-		return
+	case v.held.Put(p):
+		v.liveAt[i] = isHeld
+	default:
+		v.liveAt[i] = len(v.live)
+		v.live = append(v.live, i)
 	}
-	v.liveAt[i] = len(v.live)
-	v.live = append(v.live, i)
 }
 
-// unsort takes the pod at position i out of the live or the settled pods.
+// unsort takes the pod at position i out of the settled, the held or the
+// live pods.
 func (v *view) unsort(i int) {
 	j := v.liveAt[i]
+	if j == isHeld {
+		v.held.Delete(v.pods[i].UID)
+		v.liveAt[i] = -1
+		return
+	}
 	if j < 0 {
 		v.settled--
 		return
@@ -137,10 +158,17 @@ func (v *view) put(p *corev1.Pod) {
 	i, ok := v.at[p.UID]
 	if ok {
 		v.pods[i] = p
-		if v.liveAt[i] >= 0 && !v.settle.Settled(p) {
+		switch j := v.liveAt[i]; {
+		case j == isHeld && v.held.Put(p):
+			return // still held: the set has the new version
+		case j == isHeld:
+			v.liveAt[i] = -1 // let go by Put
+		case j >= 0 && !v.settle.Settled(p) && !v.held.Put(p):
 			return // stays live, in its place
+		default:
+			v.held.Delete(p.UID) // taken by Put above, if at all: sorted again below
+			v.unsort(i)
 		}
-		v.unsort(i)
 	} else {
 		i = len(v.pods)
 		v.at[p.UID] = i
@@ -172,17 +200,18 @@ func (v *view) remove(uid types.UID) {
 	delete(v.at, uid)
 }
 
-// list returns the live pods of the view, and the number of settled ones
-// left out. The slice is the view's own buffer, overwritten by the next
-// list: it stays valid for one sync.
-func (v *view) list() ([]*corev1.Pod, int) {
+// list returns the live pods of the view, the set of held ones and the
+// number of settled ones left out. The slice is the view's own buffer,
+// overwritten by the next list, and the set changes with the next event:
+// both stay valid for one sync.
+func (v *view) list() ([]*corev1.Pod, *jobsync.ActivePods, int) {
 	v.buf = v.buf[:0]
 	for _, i := range v.live {
 		if i >= 0 {
 			v.buf = append(v.buf, v.pods[i])
 		}
 	}
-	return v.buf, v.settled
+	return v.buf, v.held, v.settled
 }
 
 // all returns every pod of the view, settled ones included, in a slice of

@@ -15,10 +15,11 @@ import (
 )
 
 // TestPropertyViewListsTheLivePods: whatever the pods' arrivals, changes,
-// removals and Job changes, the view lists exactly the pods a
-// SettledFilter of its Job does not settle, each once, counts the others,
-// and lists the pods that stay live in the order they became live (until
-// a Job with other settling fields sorts them all again).
+// removals and Job changes, the view holds exactly the pods an ActivePods
+// of its Job takes, lists exactly the others a SettledFilter does not
+// settle, each once, counts the settled ones, and lists the pods that stay
+// live in the order they became live (until a Job with other settling
+// fields sorts them all again).
 func TestPropertyViewListsTheLivePods(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "j", Namespace: "ns", UID: "job-1"},
@@ -37,6 +38,12 @@ func TestPropertyViewListsTheLivePods(t *testing.T) {
 					Labels:          map[string]string{"app": "j"},
 					OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(job, batchv1.SchemeGroupVersion.WithKind("Job"))}}}
 				p.Status.Phase = rapid.SampledFrom([]corev1.PodPhase{corev1.PodPending, corev1.PodRunning, corev1.PodSucceeded, corev1.PodFailed}).Draw(t, "phase")
+				if rapid.IntRange(0, 3).Draw(t, "deleting") == 0 {
+					p.DeletionTimestamp = &metav1.Time{}
+				}
+				if rapid.IntRange(0, 3).Draw(t, "orphan") == 0 {
+					p.OwnerReferences = nil
+				}
 				if rapid.Bool().Draw(t, "finalizer") {
 					p.Finalizers = []string{batchv1.JobTrackingFinalizer}
 				}
@@ -55,26 +62,38 @@ func TestPropertyViewListsTheLivePods(t *testing.T) {
 				v.setJob(j)
 			}
 			f := jobsync.NewSettledFilter(v.job, jobsync.Options{})
+			// A scratch set tells which pods the view must hold.
+			takes := func(p *corev1.Pod) bool { return jobsync.NewActivePods(v.job).Put(p) }
+			isLive := func(p *corev1.Pod) bool { return !f.Settled(p) && !takes(p) }
 			wasLive := map[types.UID]bool{}
 			for _, u := range order {
 				wasLive[u] = true
 			}
 			var stillLive []types.UID
 			for _, u := range order {
-				if p, ok := model[u]; ok && !f.Settled(p) {
+				if p, ok := model[u]; ok && isLive(p) {
 					stillLive = append(stillLive, u)
 				}
 			}
-			settled := 0
+			settled, held := 0, 0
 			for u, p := range model {
-				if f.Settled(p) {
+				switch {
+				case f.Settled(p):
 					settled++
-				} else if !wasLive[u] {
+				case takes(p):
+					held++
+					if !v.held.Has(u) {
+						t.Fatalf("step %d: %s is not held", step, u)
+					}
+				case !wasLive[u]:
 					stillLive = append(stillLive, u)
 				}
 			}
 			order = stillLive
-			listed, n := v.list()
+			listed, set, n := v.list()
+			if set.Len() != held {
+				t.Fatalf("step %d: %d held, want %d", step, set.Len(), held)
+			}
 			var got []types.UID
 			for _, p := range listed {
 				got = append(got, p.UID)

@@ -1,0 +1,188 @@
+package harness
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	"github.com/jobsync/jobsync/conformance/gen"
+	"github.com/jobsync/jobsync/jobsync"
+)
+
+// heldCase returns the first case of the families, by seed, that holds
+// active pods beside settled ones and whose plan on all its pods does what
+// want asks for.
+func heldCase(t *testing.T, want func(c gen.Case, plan jobsync.Plan) bool) gen.Case {
+	t.Helper()
+	for seed := range uint64(500) {
+		for _, fam := range []string{"basic", "finalizers", "indexed", "mixed"} {
+			c, err := gen.Generate(fam, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, held := withHeld(c)
+			_, settled := withoutSettled(c)
+			if held == 0 || settled == 0 {
+				continue
+			}
+			plan, err := jobsync.Reconcile(c.Snapshot, c.Options)
+			if err == nil && want(c, plan) {
+				return c
+			}
+		}
+	}
+	t.Fatal("no case holds active pods beside settled ones and does what the test wants")
+	return gen.Case{}
+}
+
+// TestHeldChangesCatchesAlteredPlans: heldChanges reports a library that
+// decides otherwise once active pods are held in an ActivePods, whether it
+// does so with the settled pods in Pods or only with them left out too, and
+// reports nothing of the library as it is.
+func TestHeldChangesCatchesAlteredPlans(t *testing.T) {
+	deleting := heldCase(t, func(c gen.Case, plan jobsync.Plan) bool {
+		held, _ := withHeld(c)
+		for _, d := range plan.Deletions {
+			if held.Snapshot.Active.Has(d.Pod.UID) {
+				return true
+			}
+		}
+		return false
+	})
+	counting := heldCase(t, func(_ gen.Case, plan jobsync.Plan) bool { return plan.Status != nil || plan.InterimStatus != nil })
+	// alter runs the library and, on a snapshot that holds active pods (and
+	// leaves settled pods out, when alone is set), alters its decision.
+	alter := func(alone bool, change func(gen.Case, *jobsync.Plan) (string, error)) func(gen.Case) (jobsync.Plan, string, error) {
+		return func(c gen.Case) (jobsync.Plan, string, error) {
+			p, panicked, err := reconcile(c)
+			if c.Snapshot.Active.Len() == 0 || (alone && c.Snapshot.SettledPods == 0) {
+				return p, panicked, err
+			}
+			panicked, err = change(c, &p)
+			return p, panicked, err
+		}
+	}
+	ready := func(_ gen.Case, p *jobsync.Plan) (string, error) {
+		st := p.Status
+		if st == nil {
+			st = p.InterimStatus
+		}
+		st.Ready = ptr.To(ptr.Deref(st.Ready, 0) + 1)
+		return "", nil
+	}
+	for _, tc := range []struct {
+		name   string
+		c      gen.Case
+		run    func(gen.Case) (jobsync.Plan, string, error)
+		want   string // in the report; empty: no report
+		status bool   // the report shows the status field
+	}{
+		{"the library as it is", deleting, reconcile, "", false},
+		{"the library as it is, on a status write", counting, reconcile, "", false},
+		{"a held pod's deletion dropped", deleting, alter(false, func(c gen.Case, p *jobsync.Plan) (string, error) {
+			p.Deletions = slices.DeleteFunc(p.Deletions, func(d jobsync.PodDeletion) bool { return c.Snapshot.Active.Has(d.Pod.UID) })
+			return "", nil
+		}), "active pods held in an ActivePods, the plan differs", false},
+		{"ready off by one", counting, alter(false, ready), "active pods held in an ActivePods, the plan differs", true},
+		{"ready off by one only without the settled pods", counting, alter(true, ready), "settled pods left out, the plan differs", true},
+		{"an error", counting, alter(false, func(gen.Case, *jobsync.Plan) (string, error) { return "", errors.New("refused") }), "the error is refused instead of <nil>", false},
+		{"a panic", counting, alter(false, func(gen.Case, *jobsync.Plan) (string, error) { return "boom", nil }), "Reconcile panicked: boom", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plan, perr := jobsync.Reconcile(tc.c.Snapshot, tc.c.Options)
+			got := heldChanges(tc.c, plan, perr, tc.run)
+			t.Logf("%s seed %d: %s", tc.c.Family, tc.c.Seed, got)
+			switch {
+			case tc.want == "" && got != "":
+				t.Fatalf("reported the library as it is (%s seed %d):\n%s", tc.c.Family, tc.c.Seed, got)
+			case tc.want == "":
+				return
+			case got == "":
+				t.Fatalf("the altered decision went unreported (%s seed %d)", tc.c.Family, tc.c.Seed)
+			case !strings.Contains(got, tc.want):
+				t.Errorf("report does not say %q:\n%s", tc.want, got)
+			}
+			if tc.status && !strings.Contains(got, "Ready:") {
+				t.Errorf("report does not show the ready count:\n%s", got)
+			}
+		})
+	}
+}
+
+// A verdict with a held difference is a mismatch of its own class, and
+// the report says what holding the pods changed.
+func TestHeldVerdict(t *testing.T) {
+	c, err := gen.Generate("basic", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := Verdict{Case: c, Held: "with 2 active pods held in an ActivePods, the plan differs"}
+	if v.OK() || v.Agree() || v.Class() != "held" {
+		t.Errorf("OK = %v, Agree = %v, Class = %q; want false, false, held", v.OK(), v.Agree(), v.Class())
+	}
+	r, err := Report(v, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r, "MISMATCH: held") || !strings.Contains(r, v.Held) {
+		t.Errorf("report does not show the held difference:\n%s", r)
+	}
+	var st Stats
+	st.Counts, st.Examples = map[string]int{}, map[string]uint64{}
+	st.add(1, v, func(Verdict) bool { return true })
+	if st.Mismatch != 1 || st.Deviations != 0 {
+		t.Errorf("counted as %d mismatches and %d deviations, want 1 mismatch", st.Mismatch, st.Deviations)
+	}
+}
+
+// withHeld holds every active pod the set takes, keeps the others in Pods
+// in their order, and keeps a second pod of a UID already held in Pods.
+func TestWithHeld(t *testing.T) {
+	job := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: "j", Namespace: "ns", UID: "job-uid"},
+		Spec: batchv1.JobSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "j"}},
+		},
+	}
+	pod := func(name, uid string, phase corev1.PodPhase, owned bool) *corev1.Pod {
+		p := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID(uid), Labels: map[string]string{"app": "j"}},
+			Status:     corev1.PodStatus{Phase: phase},
+		}
+		if owned {
+			p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: "j", UID: "job-uid", Controller: ptr.To(true)}}
+		}
+		return p
+	}
+	a := pod("a", "1", corev1.PodRunning, true)
+	done := pod("done", "2", corev1.PodSucceeded, true)
+	orphan := pod("orphan", "3", corev1.PodRunning, false)
+	twin := pod("twin", "1", corev1.PodPending, true) // a's UID
+	b := pod("b", "4", corev1.PodPending, true)
+	c := gen.Case{Snapshot: jobsync.Snapshot{Job: job, Pods: []*corev1.Pod{a, done, nil, orphan, twin, b}}}
+	got, n := withHeld(c)
+	if n != 2 || !got.Snapshot.Active.Has("1") || !got.Snapshot.Active.Has("4") {
+		t.Errorf("held %d pods (a: %v, b: %v), want a and b", n, got.Snapshot.Active.Has("1"), got.Snapshot.Active.Has("4"))
+	}
+	var rest []string
+	for _, p := range got.Snapshot.Pods {
+		name := "<nil>"
+		if p != nil {
+			name = p.Name
+		}
+		rest = append(rest, name)
+	}
+	if want := "done <nil> orphan twin"; strings.Join(rest, " ") != want {
+		t.Errorf("Pods = %v, want %s", rest, want)
+	}
+	if len(c.Snapshot.Pods) != 6 || c.Snapshot.Active != nil {
+		t.Error("withHeld changed the case it was given")
+	}
+}
