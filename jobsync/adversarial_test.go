@@ -115,6 +115,7 @@ func checkReconcileContract(t fataler, s jobsync.Snapshot, shuffleSeed uint64) {
 			}
 		}
 		checkHeldActive(t, before, s, shuffled, plan, err, shuffleSeed)
+		checkHeldDone(t, before, s, shuffled, plan, err, shuffleSeed)
 		return
 	}
 	if d := diffIfUnequal(plan, plan2); d != "" {
@@ -122,6 +123,7 @@ func checkReconcileContract(t fataler, s jobsync.Snapshot, shuffleSeed uint64) {
 	}
 	checkSettledLeftOut(t, s, plan)
 	checkHeldActive(t, before, s, shuffled, plan, err, shuffleSeed)
+	checkHeldDone(t, before, s, shuffled, plan, err, shuffleSeed)
 
 	checkPlanSafety(t, s, plan)
 
@@ -353,6 +355,52 @@ func checkHeldActive(t fataler, before, s, shuffled jobsync.Snapshot, plan jobsy
 		if d := cmp.Diff(twin.Active, held.Active, cmp.Exporter(func(reflect.Type) bool { return true }),
 			cmpopts.IgnoreFields(jobsync.ActivePods{}, "match")); d != "" {
 			t.Fatalf("Reconcile, or changing its plan, modified the ActivePods it was given (-before +after):\n%s", d)
+		}
+	}
+}
+
+// checkHeldDone checks SucceededPods' promise the way a simulator uses the
+// three: with the settled pods left out, the active ones held in an
+// ActivePods and all or some of the succeeded ones still carrying the
+// tracking finalizer held in a SucceededPods, Reconcile gives the same
+// plan, or an error exactly when the whole list does, and modifies
+// neither the snapshot nor the sets.
+func checkHeldDone(t fataler, before, s, shuffled jobsync.Snapshot, plan jobsync.Plan, err error, seed uint64) {
+	r := rand.New(rand.NewPCG(seed, 166))
+	all := r.IntN(2) == 0
+	var picks []bool
+	pick := func(int) bool {
+		p := all || r.IntN(2) == 0
+		picks = append(picks, p)
+		return p
+	}
+	base, _ := withoutSettled(shuffled)
+	base, _ = withHeld(base, func(int) bool { return true })
+	split, n := withDone(base, jobsync.Options{}, pick)
+	if n == 0 {
+		return
+	}
+	twin, _ := withDone(base, jobsync.Options{}, func(int) bool { p := picks[0]; picks = picks[1:]; return p })
+	got, err2 := reconcileGuarded(t, split)
+	if (err == nil) != (err2 == nil) {
+		t.Fatalf("holding %d succeeded pods changes whether there is an error: %v / %v", n, err, err2)
+	}
+	if err == nil {
+		if d := diffIfUnequal(plan, got); d != "" {
+			t.Fatalf("holding %d succeeded pods changes the plan:\n%s", n, d)
+		}
+		scribble(&got)
+	} else if d := cmp.Diff(jobsync.Plan{}, got); d != "" {
+		t.Fatalf("a failed Reconcile with %d succeeded pods held returned half a plan:\n%s", n, d)
+	}
+	if d := diffIfUnequal(before, s); d != "" {
+		t.Fatalf("Reconcile with %d succeeded pods held, or changing its plan, modified its input:\n%s", n, d)
+	}
+	if !reflect.DeepEqual(split.Succeeded, twin.Succeeded) {
+		// As in checkHeldActive: the label matcher alone may differ.
+		if d := cmp.Diff(twin.Succeeded, split.Succeeded, cmp.Exporter(func(reflect.Type) bool { return true }),
+			cmpopts.IgnoreFields(jobsync.SucceededPods{}, "match")); d != "" {
+			t.Fatalf("Reconcile, or changing its plan, modified the SucceededPods it was given (-before +after):\n%s", d)
 		}
 	}
 }
