@@ -32,12 +32,17 @@ func withHeld(s jobsync.Snapshot, hold func(i int) bool) (jobsync.Snapshot, int)
 // TestPropertyHeldActivePods: for any generated snapshot, holding any of
 // its active pods in an ActivePods instead of Pods gives the same plan, or
 // an error when the whole list gives one. The generator must reach the
-// syncs that walk the held pods (deletions of active pods), or the
-// property proves little about them.
+// syncs that walk the held pods (deletions of active pods) and the sets
+// that hold one index twice (which only the set's sums tell), or the
+// property proves little about them; a quarter of the snapshots get an
+// active pod's index copied onto another active pod to reach the latter.
 func TestPropertyHeldActivePods(t *testing.T) {
-	var cases, withHeldPods, deletingHeld int
+	var cases, withHeldPods, deletingHeld, repeatedHeld int
 	rapid.Check(t, func(t *rapid.T) {
 		s := genSnapshot(t)
+		if rapid.IntRange(0, 3).Draw(t, "repeatIndex") == 0 {
+			repeatActiveIndex(t, s)
+		}
 		opts := jobsync.Options{WorkloadWithJob: rapid.Bool().Draw(t, "workloadWithJob")}
 		plan, err := jobsync.Reconcile(s, opts)
 		if rapid.Bool().Draw(t, "settledOut") {
@@ -54,6 +59,9 @@ func TestPropertyHeldActivePods(t *testing.T) {
 			return
 		}
 		withHeldPods++
+		if heldIndexTwice(s, held) {
+			repeatedHeld++
+		}
 		for _, d := range plan.Deletions {
 			if held.Active.Has(d.Pod.UID) {
 				deletingHeld++
@@ -64,10 +72,62 @@ func TestPropertyHeldActivePods(t *testing.T) {
 			t.Fatalf("holding %d active pods changes the plan:\n%s", n, d)
 		}
 	})
-	if withHeldPods*5 < cases || deletingHeld*50 < cases {
-		t.Errorf("of %d snapshots, %d held active pods and %d deleted a held one: the generator does not reach the property", cases, withHeldPods, deletingHeld)
+	if withHeldPods*5 < cases || deletingHeld*50 < cases || repeatedHeld*50 < cases {
+		t.Errorf("of %d snapshots, %d held active pods, %d deleted a held one and %d held one index twice: the generator does not reach the property",
+			cases, withHeldPods, deletingHeld, repeatedHeld)
 	}
-	t.Logf("of %d snapshots, %d held active pods and %d deleted a held one", cases, withHeldPods, deletingHeld)
+	t.Logf("of %d snapshots, %d held active pods, %d deleted a held one and %d held one index twice", cases, withHeldPods, deletingHeld, repeatedHeld)
+}
+
+// isActivePod is an active pod as ActivePods takes it: neither terminal
+// nor being deleted.
+func isActivePod(p *corev1.Pod) bool {
+	return p != nil && p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed
+}
+
+// repeatActiveIndex gives a drawn active pod of an Indexed Job the
+// completion index of another active pod, when there are two with
+// indexes.
+func repeatActiveIndex(t *rapid.T, s jobsync.Snapshot) {
+	if s.Job == nil || s.Job.Spec.CompletionMode == nil || *s.Job.Spec.CompletionMode != batchv1.IndexedCompletion {
+		return
+	}
+	var withIndex []*corev1.Pod
+	for _, p := range s.Pods {
+		if _, ok := p.Annotations[batchv1.JobCompletionIndexAnnotation]; ok && isActivePod(p) {
+			withIndex = append(withIndex, p)
+		}
+	}
+	if len(withIndex) < 2 {
+		return
+	}
+	from := rapid.IntRange(0, len(withIndex)-1).Draw(t, "indexFrom")
+	to := rapid.IntRange(0, len(withIndex)-2).Draw(t, "indexTo")
+	if to >= from {
+		to++
+	}
+	withIndex[to].Annotations[batchv1.JobCompletionIndexAnnotation] = withIndex[from].Annotations[batchv1.JobCompletionIndexAnnotation]
+}
+
+// heldIndexTwice reports whether two pods of s that held holds (and not
+// in its Pods) carry the same completion index annotation.
+func heldIndexTwice(s, held jobsync.Snapshot) bool {
+	listed := map[*corev1.Pod]bool{}
+	for _, p := range held.Pods {
+		listed[p] = true
+	}
+	seen := map[string]bool{}
+	for _, p := range s.Pods {
+		v, ok := p.Annotations[batchv1.JobCompletionIndexAnnotation]
+		if !ok || listed[p] || !held.Active.Has(p.UID) {
+			continue
+		}
+		if seen[v] {
+			return true
+		}
+		seen[v] = true
+	}
+	return false
 }
 
 // activePod is a running pod of exampleJob with completion index ix (for

@@ -80,9 +80,11 @@ func reconcileGuarded(t fataler, s jobsync.Snapshot) (jobsync.Plan, error) {
 
 // checkReconcileContract checks, for any snapshot: no panic, no hang, the
 // input left as it was, an error only as an *InputError with an empty
-// plan, the same answer whatever the order of the pods, a plan sharing no
-// memory with the snapshot, the plan's safety contract, and that carrying
-// the plan out and reconciling again never releases a pod twice.
+// plan, the same answer whatever the order of the pods, with its settled
+// pods left out or its active pods held (checkSettledLeftOut,
+// checkHeldActive), a plan sharing no memory with the snapshot, the
+// plan's safety contract, and that carrying the plan out and reconciling
+// again never releases a pod twice.
 func checkReconcileContract(t fataler, s jobsync.Snapshot, shuffleSeed uint64) {
 	before := deepCopySnapshot(s)
 	plan, err := reconcileGuarded(t, s)
@@ -112,12 +114,16 @@ func checkReconcileContract(t fataler, s jobsync.Snapshot, shuffleSeed uint64) {
 				t.Fatalf("leaving out %d settled pods takes away the error %v", settled, err)
 			}
 		}
+		checkHeldActive(t, before, s, shuffled, plan, err, shuffleSeed)
+		checkHeldDone(t, before, s, shuffled, plan, err, shuffleSeed)
 		return
 	}
 	if d := diffIfUnequal(plan, plan2); d != "" {
 		t.Fatalf("the pod order changes the plan:\n%s", d)
 	}
 	checkSettledLeftOut(t, s, plan)
+	checkHeldActive(t, before, s, shuffled, plan, err, shuffleSeed)
+	checkHeldDone(t, before, s, shuffled, plan, err, shuffleSeed)
 
 	checkPlanSafety(t, s, plan)
 
@@ -303,4 +309,98 @@ func withoutSettled(s jobsync.Snapshot) (jobsync.Snapshot, int) {
 	settled := len(s.Pods) - len(live)
 	s.Pods, s.SettledPods = live, s.SettledPods+settled
 	return s, settled
+}
+
+// checkHeldActive checks ActivePods' promise: the snapshot with its active
+// pods held in an ActivePods instead of Pods (all of them, or those the
+// seed picks, put in the order of shuffled, s with its pods shuffled)
+// gives plan, the plan of s, or an error when s gives one. It also checks
+// that Reconcile leaves the pods and the set as they were (before is a
+// deep copy of s taken before any Reconcile), and that the plan shares no
+// memory with them. The set's fields are
+// unexported, which go-cmp refuses to read: the set is compared with a
+// twin built from the same pods, with reflect.DeepEqual.
+func checkHeldActive(t fataler, before, s, shuffled jobsync.Snapshot, plan jobsync.Plan, err error, seed uint64) {
+	r := rand.New(rand.NewPCG(seed, 165))
+	all := r.IntN(2) == 0
+	var picks []bool
+	held, n := withHeld(shuffled, func(int) bool {
+		pick := all || r.IntN(2) == 0
+		picks = append(picks, pick)
+		return pick
+	})
+	if n == 0 {
+		return
+	}
+	twin, _ := withHeld(shuffled, func(int) bool { pick := picks[0]; picks = picks[1:]; return pick })
+	got, err2 := reconcileGuarded(t, held)
+	if (err == nil) != (err2 == nil) {
+		t.Fatalf("holding %d active pods changes whether there is an error: %v / %v", n, err, err2)
+	}
+	if err == nil {
+		if d := diffIfUnequal(plan, got); d != "" {
+			t.Fatalf("holding %d active pods changes the plan:\n%s", n, d)
+		}
+		scribble(&got)
+	} else if d := cmp.Diff(jobsync.Plan{}, got); d != "" {
+		t.Fatalf("a failed Reconcile with %d pods held returned half a plan:\n%s", n, d)
+	}
+	if d := diffIfUnequal(before, s); d != "" {
+		t.Fatalf("Reconcile with %d pods held, or changing its plan, modified its input:\n%s", n, d)
+	}
+	if !reflect.DeepEqual(held.Active, twin.Active) {
+		// The set's label matcher keeps a selector of several labels in
+		// the order of a map: two sets of one Job may differ there alone.
+		// Reconcile does not read the matcher.
+		if d := cmp.Diff(twin.Active, held.Active, cmp.Exporter(func(reflect.Type) bool { return true }),
+			cmpopts.IgnoreFields(jobsync.ActivePods{}, "match")); d != "" {
+			t.Fatalf("Reconcile, or changing its plan, modified the ActivePods it was given (-before +after):\n%s", d)
+		}
+	}
+}
+
+// checkHeldDone checks SucceededPods' promise the way a simulator uses the
+// three: with the settled pods left out, the active ones held in an
+// ActivePods and all or some of the succeeded ones still carrying the
+// tracking finalizer held in a SucceededPods, Reconcile gives the same
+// plan, or an error exactly when the whole list does, and modifies
+// neither the snapshot nor the sets.
+func checkHeldDone(t fataler, before, s, shuffled jobsync.Snapshot, plan jobsync.Plan, err error, seed uint64) {
+	r := rand.New(rand.NewPCG(seed, 166))
+	all := r.IntN(2) == 0
+	var picks []bool
+	pick := func(int) bool {
+		p := all || r.IntN(2) == 0
+		picks = append(picks, p)
+		return p
+	}
+	base, _ := withoutSettled(shuffled)
+	base, _ = withHeld(base, func(int) bool { return true })
+	split, n := withDone(base, jobsync.Options{}, pick)
+	if n == 0 {
+		return
+	}
+	twin, _ := withDone(base, jobsync.Options{}, func(int) bool { p := picks[0]; picks = picks[1:]; return p })
+	got, err2 := reconcileGuarded(t, split)
+	if (err == nil) != (err2 == nil) {
+		t.Fatalf("holding %d succeeded pods changes whether there is an error: %v / %v", n, err, err2)
+	}
+	if err == nil {
+		if d := diffIfUnequal(plan, got); d != "" {
+			t.Fatalf("holding %d succeeded pods changes the plan:\n%s", n, d)
+		}
+		scribble(&got)
+	} else if d := cmp.Diff(jobsync.Plan{}, got); d != "" {
+		t.Fatalf("a failed Reconcile with %d succeeded pods held returned half a plan:\n%s", n, d)
+	}
+	if d := diffIfUnequal(before, s); d != "" {
+		t.Fatalf("Reconcile with %d succeeded pods held, or changing its plan, modified its input:\n%s", n, d)
+	}
+	if !reflect.DeepEqual(split.Succeeded, twin.Succeeded) {
+		// As in checkHeldActive: the label matcher alone may differ.
+		if d := cmp.Diff(twin.Succeeded, split.Succeeded, cmp.Exporter(func(reflect.Type) bool { return true }),
+			cmpopts.IgnoreFields(jobsync.SucceededPods{}, "match")); d != "" {
+			t.Fatalf("Reconcile, or changing its plan, modified the SucceededPods it was given (-before +after):\n%s", d)
+		}
+	}
 }

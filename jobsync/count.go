@@ -84,7 +84,50 @@ func (sync *syncState) newlyFinished(view *podView) newlyFinishedPods {
 			}
 		}
 	}
+	if n := view.newlyDone(); n > 0 {
+		if nf.succeeded == 0 {
+			nf.anySucceeded = []*corev1.Pod{view.anyNewlyDone()}
+		}
+		nf.succeeded += n
+	}
 	return nf
+}
+
+// newlyDone counts the held succeeded pods (view.done) that newly
+// succeeded: all but those whose finalizer removal is expected (no longer
+// tracked) and those already in uncountedTerminatedPods.succeeded. Only
+// the UIDs of these two short lists are looked up.
+func (view *podView) newlyDone() int {
+	n := view.done.Len()
+	if n == 0 {
+		return 0
+	}
+	for uid := range view.expectedRemovals.All() {
+		if view.done.Has(uid) {
+			n--
+		}
+	}
+	for uid := range view.uncountedSucceeded {
+		if view.done.Has(uid) && !view.expectedRemovals.Has(uid) {
+			n--
+		}
+	}
+	return n
+}
+
+// isNewlyDone says whether held succeeded pod p newly succeeded.
+func (view *podView) isNewlyDone(p *corev1.Pod) bool {
+	return !view.expectedRemovals.Has(p.UID) && !view.uncountedSucceeded[p.UID]
+}
+
+// anyNewlyDone returns a held pod that newly succeeded (newlyDone > 0).
+func (view *podView) anyNewlyDone() *corev1.Pod {
+	for _, e := range view.done.heap {
+		if view.isNewlyDone(e.pod) {
+			return e.pod
+		}
+	}
+	return nil
 }
 
 // succeededPods lists the newly succeeded pods newlyFinished counted.
@@ -97,6 +140,13 @@ func (sync *syncState) succeededPods(view *podView, nf newlyFinishedPods) []*cor
 		r := &view.finishedOrDeleting[i]
 		if succeeded, _ := sync.isNewlyFinished(view, r); succeeded {
 			out = append(out, r.pod)
+		}
+	}
+	if view.done != nil {
+		for _, e := range view.done.heap {
+			if view.isNewlyDone(e.pod) {
+				out = append(out, e.pod)
+			}
 		}
 	}
 	return out

@@ -31,6 +31,11 @@ type Snapshot struct {
 	// (see ActivePods): Reconcile decides as it would with them in Pods. A
 	// pod must be in Pods or in Active, not in both.
 	Active *ActivePods
+	// Succeeded, when not nil, holds succeeded pods of a NonIndexed Job
+	// still carrying the tracking finalizer, kept out of Pods (see
+	// SucceededPods): Reconcile decides as it would with them in Pods. A
+	// pod must be in one place only.
+	Succeeded *SucceededPods
 	// Now is the clock reading of this sync.
 	Now time.Time
 	// Expectations is the memory of creations, deletions and finalizer

@@ -38,7 +38,7 @@ func Reconcile(s Snapshot, opts Options) (Plan, error) {
 	if s.SettledPods < 0 {
 		return Plan{}, inputErr("settledPods", s.SettledPods, "must not be negative")
 	}
-	scanned, err := sync.scan(s.Pods, s.SettledPods, s.Active, s.Expectations) // scan.go
+	scanned, err := sync.scan(s.Pods, s.SettledPods, s.Active, s.Succeeded, s.Expectations) // scan.go
 	if err != nil {
 		return Plan{}, err
 	}

@@ -40,14 +40,18 @@ import (
 // set of active pods (see ActivePods), nil for none: the scan adds its sums
 // to what it counts in all, and the view walks its pods only when asked
 // for the active pods.
-func (sync *syncState) scan(all []*corev1.Pod, settled int, held *ActivePods, exp expectations.Expectations) (podView, error) {
+func (sync *syncState) scan(all []*corev1.Pod, settled int, held *ActivePods, done *SucceededPods, exp expectations.Expectations) (podView, error) {
 	job := sync.job
 	if held != nil && (held.uid != job.UID || held.namespace != job.Namespace || held.indexed != sync.indexed) {
 		return podView{}, inputErr("active", held.uid, "was made for another Job (another UID, namespace or completion mode)")
 	}
+	if done != nil && (done.uid != job.UID || done.namespace != job.Namespace || done.indexed != sync.indexed ||
+		done.pfp != (job.Spec.PodFailurePolicy != nil) || done.finalizer != sync.opts.TrackingFinalizer) {
+		return podView{}, inputErr("succeeded", done.uid, "was made for another Job (another UID, namespace, completion mode or pod failure policy) or another tracking finalizer")
+	}
 	match := newLabelMatcher(job.Spec.Selector)
 	deleting := job.DeletionTimestamp != nil
-	view := podView{expectedRemovals: exp.FinalizerRemovals, settled: settled, held: held, shortlist: sync.newShortlist(exp, len(all))}
+	view := podView{expectedRemovals: exp.FinalizerRemovals, settled: settled, held: held, done: done, shortlist: sync.newShortlist(exp, len(all))}
 	if held.Len() > 0 {
 		// The held pods are ranked, when the sync deletes, in a pass of
 		// their own with the active pods of all (forRemoval).
@@ -163,6 +167,14 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, held *ActivePods, ex
 	}
 	if err := repeatedUID(all, counted, uids); err != nil {
 		return podView{}, err
+	}
+	if done.Len() > 0 {
+		// The held pods count too, and their UIDs are their set's keys.
+		for _, i := range counted {
+			if uid := all[i].UID; done.Has(uid) {
+				return podView{}, inputErr(fmt.Sprintf("pods[%d].metadata.uid", i), uid, "is also the UID of a pod in the snapshot's SucceededPods")
+			}
+		}
 	}
 	if n := held.Len(); n > 0 {
 		view.counts.active += int32(n)

@@ -61,6 +61,10 @@ type podView struct {
 	// held is the caller's set of active pods kept out of pods (nil for
 	// none); counts and, for Indexed Jobs, indexTrouble include them.
 	held *ActivePods
+	// done is the caller's set of succeeded pods carrying the tracking
+	// finalizer kept out of pods (nil for none); only newlyFinished,
+	// succeededPods, track and neverStarted read it.
+	done *SucceededPods
 	// finishedOrDeleting holds the records of those of pods that are
 	// terminal or being deleted, but terminal ones without the tracking
 	// finalizer only under a pod failure policy (see scan).

@@ -60,6 +60,15 @@ func (sync *syncState) track(view *podView, progress indexProgress, finish *batc
 				}
 			}
 		}
+		if view.done.Len() > 0 {
+			for _, uids := range []map[types.UID]bool{view.uncountedSucceeded, view.uncountedFailed} {
+				for uid := range uids {
+					if p := view.done.get(uid); p != nil && tracked(p) {
+						stillTracked[uid] = true
+					}
+				}
+			}
+		}
 	}
 	// Pods recorded earlier whose finalizer is gone (or going) are counted now.
 	if moved, err := moveCounted(st, stillTracked); err != nil {
@@ -72,7 +81,10 @@ func (sync *syncState) track(view *podView, progress indexProgress, finish *batc
 	// a queue orders only as many as are taken. Each taken pod records at
 	// most one UID or index, so at least the cap's room is taken.
 	room := max(sync.opts.MaxUncountedPods-len(uncounted.Succeeded)-len(uncounted.Failed), 1)
-	src := sync.releaseCandidates(view, progress, finish)
+	// A held succeeded pod taken before the cap either records its UID or
+	// is in uncountedTerminatedPods already: no more than these can be.
+	mostDone := room + len(view.uncountedSucceeded) + len(view.uncountedFailed)
+	src := sync.releaseCandidates(view, progress, finish, mostDone)
 	candidates := newPodQueue(src, room)
 	var release []*podRecord
 	if src.n > 0 {
@@ -189,23 +201,31 @@ func (sync *syncState) track(view *podView, progress indexProgress, finish *batc
 // being deleted or is finishing, succeeded pods, and failed pods unless one
 // must wait for its replacement to carry the index failure count. A
 // record's position is its place in view.finishedOrDeleting, followed by
-// the active pods' records when they go too.
-func (sync *syncState) releaseCandidates(view *podView, progress indexProgress, finish *batchv1.JobCondition) recordSource {
+// the active pods' records when they go too, then by the records of the
+// first mostDone held succeeded pods in canonical order (the only ones the
+// cap can let through).
+func (sync *syncState) releaseCandidates(view *podView, progress indexProgress, finish *batchv1.JobCondition, mostDone int) recordSource {
 	all := sync.job.DeletionTimestamp != nil || finish != nil
 	finished := view.finishedOrDeleting
-	if len(finished) == 0 && !all {
+	if len(finished) == 0 && !all && view.done.Len() == 0 {
 		return recordSource{} // the steady state: nothing to release
 	}
-	var active []podRecord
+	// more holds the records of pods the scan did not classify: the
+	// active pods when they go too (this is the one step that reads them as
+	// records), and the held succeeded pods the cap can let through.
+	var more []podRecord
 	if all {
-		// The active pods go too: they are classified here, the one step
-		// that reads them as records.
 		pods := view.activePods()
-		active = make([]podRecord, 0, len(pods))
+		more = make([]podRecord, 0, len(pods))
 		for _, p := range pods {
 			if r := sync.classifyPod(p, isAdopted(p), view.expectedRemovals); r.tracked {
-				active = append(active, r)
+				more = append(more, r)
 			}
+		}
+	}
+	if view.done.Len() > 0 {
+		for _, p := range view.done.first(mostDone, view.expectedRemovals) {
+			more = append(more, sync.classifyPod(p, false, view.expectedRemovals))
 		}
 	}
 	each := func(yield func(int, *podRecord) bool) {
@@ -228,8 +248,8 @@ func (sync *syncState) releaseCandidates(view *podView, progress indexProgress, 
 				return
 			}
 		}
-		for i := range active {
-			if !yield(len(finished)+i, &active[i]) {
+		for i := range more {
+			if !yield(len(finished)+i, &more[i]) {
 				return
 			}
 		}
@@ -238,9 +258,9 @@ func (sync *syncState) releaseCandidates(view *podView, progress indexProgress, 
 		if pos < len(finished) {
 			return &finished[pos]
 		}
-		return &active[pos-len(finished)]
+		return &more[pos-len(finished)]
 	}
-	return recordSource{all: each, at: at, n: len(finished) + len(active)}
+	return recordSource{all: each, at: at, n: len(finished) + len(more)}
 }
 
 // appendRoom appends uid to uids, making room for the room UIDs a sync

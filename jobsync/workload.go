@@ -103,7 +103,7 @@ func (sync *syncState) ensureWorkload(workloads []*schedulingv1alpha2.Workload, 
 // otherwise look new).
 func (sync *syncState) neverStarted(view *podView) bool {
 	st := &sync.job.Status
-	if len(view.pods) != 0 || view.held.Len() != 0 || view.settled != 0 || st.StartTime != nil || st.Succeeded != 0 || st.Failed != 0 {
+	if len(view.pods) != 0 || view.held.Len() != 0 || view.done.Len() != 0 || view.settled != 0 || st.StartTime != nil || st.Succeeded != 0 || st.Failed != 0 {
 		return false
 	}
 	for _, c := range st.Conditions {

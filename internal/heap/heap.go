@@ -31,3 +31,15 @@ func Down[T any](h []T, i int, cmp func(a, b T) int) {
 		i = c
 	}
 }
+
+// Up restores the heap order above i after h[i] was appended or replaced.
+func Up[T any](h []T, i int, cmp func(a, b T) int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if cmp(h[i], h[parent]) >= 0 {
+			return
+		}
+		h[i], h[parent] = h[parent], h[i]
+		i = parent
+	}
+}

@@ -48,7 +48,7 @@ type Cluster struct {
 	holding    bool       // a sync is under way: watch events wait for its end
 	syncAt     *time.Time // the pending sync, if any
 	apiRetries int        // consecutive failed syncs, for the rate limiter
-	listed     int64      // pods handed to Reconcile, summed over syncs (benchmarks)
+	listed     int64      // pods handed to Reconcile in Snapshot.Pods, summed over syncs (benchmarks)
 
 	events eventQueue
 	seq    int64

@@ -362,8 +362,8 @@ func (c *Cluster) sync() (StepRecord, error) {
 		rec.Detail = "the Job is gone from the informer: nothing to do"
 		return rec, nil
 	}
-	live, held, settled := c.view.list()
-	snap := jobsync.Snapshot{Job: c.view.job, Pods: live, Active: held, SettledPods: settled, Now: c.now, Expectations: c.mem.exp, Backoff: c.mem.backoff,
+	live, held, succeeded, settled := c.view.list()
+	snap := jobsync.Snapshot{Job: c.view.job, Pods: live, Active: held, Succeeded: succeeded, SettledPods: settled, Now: c.now, Expectations: c.mem.exp, Backoff: c.mem.backoff,
 		Workloads: c.workloads, PodGroups: c.podGroups}
 	c.listed += int64(len(snap.Pods))
 	// The checks read the whole view, settled and held pods included: the plan
@@ -371,7 +371,7 @@ func (c *Cluster) sync() (StepRecord, error) {
 	// compares it with Reconcile's plan for them, shuffled).
 	seen := snap
 	if c.check != nil {
-		seen.Pods, seen.Active, seen.SettledPods = c.view.all(), nil, 0
+		seen.Pods, seen.Active, seen.Succeeded, seen.SettledPods = c.view.all(), nil, nil, 0
 	}
 	plan, err := jobsync.Reconcile(snap, c.opts)
 	if err != nil {

@@ -39,13 +39,15 @@
 //
 // The view sorts each pod, as its event arrives, into settled (a
 // jobsync.SettledFilter says so: counted long ago, read by no decision
-// again), held (an active pod of the Job, kept in a jobsync.ActivePods) or
-// live. A sync hands Reconcile the live pods in Snapshot.Pods, the set in
-// Snapshot.Active and the number of settled ones in Snapshot.SettledPods,
-// so that a sync of a long, wide Job reads its newly finished pods and the
-// set's sums rather than every pod it ever had. With Config.Check every
-// plan is compared with Reconcile's plan for the whole view, settled and
-// held pods included and shuffled.
+// again), held (an active pod of the Job, kept in a jobsync.ActivePods),
+// done (a NonIndexed Job's succeeded pod still carrying the tracking
+// finalizer, kept in a jobsync.SucceededPods) or live. A sync hands
+// Reconcile the live pods in Snapshot.Pods, the sets in Snapshot.Active
+// and Snapshot.Succeeded and the number of settled ones in
+// Snapshot.SettledPods, so that a sync of a long, wide Job reads the pods
+// that changed state and the sets' sums rather than every pod it ever had.
+// With Config.Check every plan is compared with Reconcile's plan for the
+// whole view, settled and held pods included and shuffled.
 //
 // # Pods
 //

@@ -5,6 +5,7 @@ package jobsynctest
 // must catch. Tests only.
 func SabotageWriteAhead(c *Cluster) { c.finalizersFirst = true }
 
-// PodsListed is the number of pods c handed to Reconcile so far, summed
-// over its syncs: what the syncs of a lifecycle had to read at the least.
+// PodsListed is the number of pods c handed to Reconcile in Snapshot.Pods
+// so far, summed over its syncs: the pods a sync reads one by one (those it
+// holds in sets it reads by their sums, and by the few it must look up).
 func PodsListed(c *Cluster) int64 { return c.listed }

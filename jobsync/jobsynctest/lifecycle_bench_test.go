@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -16,6 +17,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/jobsync/jobsync/jobsync/jobsynctest"
 )
@@ -30,9 +32,9 @@ var lifecycleMax = flag.Int("lifecycle.max", 100_000, "largest completions count
 // lifecycle, the syncs it took, the time per sync and the peak resident
 // set size of the process during the lifecycle (Linux: VmHWM, reset
 // before each iteration through /proc/self/clear_refs), and the process's
-// CPU time per lifecycle, the pods its syncs were handed (the sum over
-// syncs of the pods in the controller's view: what they had to read at the
-// least) and the CPU time per pod read.
+// CPU time per lifecycle and per pod of the Job, and the pods listed to
+// its syncs (the sum over syncs of the pods in Snapshot.Pods: the pods the
+// view did not settle or hold in a set, each of which a sync reads).
 //
 //	go test ./jobsync/jobsynctest -run '^$' -bench Lifecycle -benchtime 1x -count 5
 //	go test ./jobsync/jobsynctest -run '^$' -bench 'Lifecycle/.*/n=1000000$' -benchtime 1x -lifecycle.max 1000000 -timeout 2h
@@ -74,8 +76,8 @@ func BenchmarkLifecycle(b *testing.B) {
 				b.ReportMetric(float64(syncs)/float64(b.N), "syncs/op")
 				b.ReportMetric(float64(elapsed.Nanoseconds())/float64(syncs), "ns/sync")
 				b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
-				b.ReportMetric(float64(listed)/float64(b.N), "pods-read/op")
-				b.ReportMetric(float64(cpu.Nanoseconds())/float64(listed), "cpu-ns/pod-read")
+				b.ReportMetric(float64(listed)/float64(b.N), "pods-listed/op")
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(n), "cpu-ns/pod")
 				if peak > 0 {
 					b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MiB")
 				}
@@ -144,4 +146,34 @@ func peakRSS() int64 {
 		}
 	}
 	return 0
+}
+
+// BenchmarkPodLookup measures what the simulator's event handling does at
+// every pod event, at the sizes of BenchmarkLifecycle: find a pod by UID
+// in a map of n pods and read a field of it, in random order. The work is
+// the same at every n; the time per lookup grows with n only because the
+// map and the pods stop fitting in the processor's caches. It is the
+// yardstick for the lifecycles' growth beyond n log n (BENCHMARKS.md).
+//
+//	go test ./jobsync/jobsynctest -run '^$' -bench PodLookup
+func BenchmarkPodLookup(b *testing.B) {
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			pods := make(map[types.UID]*corev1.Pod, n)
+			uids := make([]types.UID, n)
+			for i := range n {
+				uids[i] = types.UID(fmt.Sprintf("5ca1e000-0000-4000-8000-%012d", i))
+				pods[uids[i]] = &corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: uids[i], Name: fmt.Sprint("p-", i)}}
+			}
+			rand.New(rand.NewPCG(1, 2)).Shuffle(n, func(i, j int) { uids[i], uids[j] = uids[j], uids[i] })
+			b.ResetTimer()
+			var sum int
+			for i := 0; i < b.N; i++ {
+				sum += len(pods[uids[i%n]].Name)
+			}
+			if sum == 0 {
+				b.Fatal("no pod found")
+			}
+		})
+	}
 }

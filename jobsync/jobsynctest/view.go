@@ -19,13 +19,15 @@ import (
 //
 // The view also sorts each pod, as it arrives, into settled
 // (jobsync.SettledFilter), held (an active pod of the Job, kept in a
-// jobsync.ActivePods) or live (any other): a sync hands Reconcile the live
-// pods, the set of held ones and the number of settled ones. In a long Job
-// nearly every pod ends settled, and a wide one runs thousands of active
-// pods at every sync; a sync then reads the pods that changed state since
-// they were sorted (the finished ones not yet counted, the ones being
-// deleted, the orphans) and the sums of the held ones, not every pod the
-// Job has.
+// jobsync.ActivePods), done (a succeeded pod of a NonIndexed Job still
+// carrying the tracking finalizer, kept in a jobsync.SucceededPods) or live
+// (any other): a sync hands Reconcile the live pods, the two sets and the
+// number of settled ones. In a long Job nearly every pod ends settled, a
+// wide one runs thousands of active pods at every sync, and a wide
+// NonIndexed one keeps thousands of succeeded pods waiting for upstream's
+// cap of 500 recorded a sync; a sync then reads the pods that changed state
+// since they were sorted, the sets' sums and the first pods of the done
+// ones, not every pod the Job has.
 type view struct {
 	job  *batchv1.Job
 	pods []*corev1.Pod
@@ -37,10 +39,12 @@ type view struct {
 	settle     *jobsync.SettledFilter
 	settledFor *batchv1.Job
 	opts       jobsync.Options
-	// held holds the active pods of the Job (made for settledFor too).
+	// held holds the active pods of the Job, done its succeeded pods still
+	// carrying the tracking finalizer (both made for settledFor too).
 	held *jobsync.ActivePods
+	done *jobsync.SucceededPods
 	// liveAt holds, for each position in pods, the pod's position in live,
-	// or -1 when the pod is settled, or isHeld; live holds the positions in pods of
+	// or -1 when the pod is settled, or isHeld, or isDone; live holds the positions in pods of
 	// the live pods, in the order they became live (their creation, most
 	// often), with -1 for a pod gone from it since (holes, compacted once
 	// they are half of live); settled counts the others. Reconcile decides
@@ -59,8 +63,12 @@ type view struct {
 	buf []*corev1.Pod // the last listing, reused
 }
 
-// isHeld marks in view.liveAt a pod held in view.held.
-const isHeld = -2
+// isHeld and isDone mark in view.liveAt a pod held in view.held and in
+// view.done.
+const (
+	isHeld = -2
+	isDone = -3
+)
 
 func newView(job *batchv1.Job, opts jobsync.Options, capacity int) view {
 	v := view{pods: make([]*corev1.Pod, 0, capacity), at: make(map[types.UID]int, capacity), opts: opts}
@@ -78,6 +86,7 @@ func (v *view) setJob(job *batchv1.Job) {
 	}
 	v.settle, v.settledFor = jobsync.NewSettledFilter(job, v.opts), job
 	v.held = jobsync.NewActivePods(job)
+	v.done = jobsync.NewSucceededPods(job, v.opts)
 	v.live, v.holes, v.settled = v.live[:0], 0, 0
 	for i, p := range v.pods {
 		v.liveAt[i] = -1
@@ -106,6 +115,8 @@ func (v *view) sort(i int, p *corev1.Pod) {
 		v.settled++
 	case v.held.Put(p):
 		v.liveAt[i] = isHeld
+	case v.done.Put(p):
+		v.liveAt[i] = isDone
 	default:
 		v.liveAt[i] = len(v.live)
 		v.live = append(v.live, i)
@@ -116,8 +127,9 @@ func (v *view) sort(i int, p *corev1.Pod) {
 // live pods.
 func (v *view) unsort(i int) {
 	j := v.liveAt[i]
-	if j == isHeld {
+	if j == isHeld || j == isDone {
 		v.held.Delete(v.pods[i].UID)
+		v.done.Delete(v.pods[i].UID)
 		v.liveAt[i] = -1
 		return
 	}
@@ -159,14 +171,16 @@ func (v *view) put(p *corev1.Pod) {
 	if ok {
 		v.pods[i] = p
 		switch j := v.liveAt[i]; {
-		case j == isHeld && v.held.Put(p):
+		case j == isHeld && v.held.Put(p), j == isDone && v.done.Put(p):
 			return // still held: the set has the new version
-		case j == isHeld:
+		case j == isHeld || j == isDone:
 			v.liveAt[i] = -1 // let go by Put
-		case j >= 0 && !v.settle.Settled(p) && !v.held.Put(p):
+		case j >= 0 && !v.settle.Settled(p) && !v.held.Put(p) && !v.done.Put(p):
 			return // stays live, in its place
 		default:
-			v.held.Delete(p.UID) // taken by Put above, if at all: sorted again below
+			// Taken by a Put above, if at all: sorted again below.
+			v.held.Delete(p.UID)
+			v.done.Delete(p.UID)
 			v.unsort(i)
 		}
 	} else {
@@ -200,18 +214,18 @@ func (v *view) remove(uid types.UID) {
 	delete(v.at, uid)
 }
 
-// list returns the live pods of the view, the set of held ones and the
-// number of settled ones left out. The slice is the view's own buffer,
-// overwritten by the next list, and the set changes with the next event:
-// both stay valid for one sync.
-func (v *view) list() ([]*corev1.Pod, *jobsync.ActivePods, int) {
+// list returns the live pods of the view, the sets of held and done ones
+// and the number of settled ones left out. The slice is the view's own
+// buffer, overwritten by the next list, and the sets change with the next
+// event: all stay valid for one sync.
+func (v *view) list() ([]*corev1.Pod, *jobsync.ActivePods, *jobsync.SucceededPods, int) {
 	v.buf = v.buf[:0]
 	for _, i := range v.live {
 		if i >= 0 {
 			v.buf = append(v.buf, v.pods[i])
 		}
 	}
-	return v.buf, v.held, v.settled
+	return v.buf, v.held, v.done, v.settled
 }
 
 // all returns every pod of the view, settled ones included, in a slice of

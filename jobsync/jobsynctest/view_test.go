@@ -64,7 +64,8 @@ func TestPropertyViewListsTheLivePods(t *testing.T) {
 			f := jobsync.NewSettledFilter(v.job, jobsync.Options{})
 			// A scratch set tells which pods the view must hold.
 			takes := func(p *corev1.Pod) bool { return jobsync.NewActivePods(v.job).Put(p) }
-			isLive := func(p *corev1.Pod) bool { return !f.Settled(p) && !takes(p) }
+			takesDone := func(p *corev1.Pod) bool { return jobsync.NewSucceededPods(v.job, jobsync.Options{}).Put(p) }
+			isLive := func(p *corev1.Pod) bool { return !f.Settled(p) && !takes(p) && !takesDone(p) }
 			wasLive := map[types.UID]bool{}
 			for _, u := range order {
 				wasLive[u] = true
@@ -75,7 +76,7 @@ func TestPropertyViewListsTheLivePods(t *testing.T) {
 					stillLive = append(stillLive, u)
 				}
 			}
-			settled, held := 0, 0
+			settled, held, done := 0, 0, 0
 			for u, p := range model {
 				switch {
 				case f.Settled(p):
@@ -85,14 +86,19 @@ func TestPropertyViewListsTheLivePods(t *testing.T) {
 					if !v.held.Has(u) {
 						t.Fatalf("step %d: %s is not held", step, u)
 					}
+				case takesDone(p):
+					done++
+					if !v.done.Has(u) {
+						t.Fatalf("step %d: %s is not held as done", step, u)
+					}
 				case !wasLive[u]:
 					stillLive = append(stillLive, u)
 				}
 			}
 			order = stillLive
-			listed, set, n := v.list()
-			if set.Len() != held {
-				t.Fatalf("step %d: %d held, want %d", step, set.Len(), held)
+			listed, set, doneSet, n := v.list()
+			if set.Len() != held || doneSet.Len() != done {
+				t.Fatalf("step %d: %d held and %d done, want %d and %d", step, set.Len(), doneSet.Len(), held, done)
 			}
 			var got []types.UID
 			for _, p := range listed {
