@@ -45,8 +45,9 @@ type Verdict struct {
 	// Held is set when the library decided otherwise with the active pods
 	// an ActivePods takes held there (Snapshot.Active) instead of in Pods,
 	// with the settled pods in Pods or, as a simulator keeps them, left out
-	// too: upstream is then compared with a plan a caller keeping its
-	// active pods by event would not get.
+	// too, or with the succeeded pods a SucceededPods takes held there
+	// (Snapshot.Succeeded) as well: upstream is then compared with a plan
+	// a caller keeping its pods by event would not get.
 	Held string
 	// UpstreamLog is upstream's calls, in order.
 	UpstreamLog []string
@@ -217,32 +218,35 @@ func settledChanges(c gen.Case, plan jobsync.Plan, perr error) string {
 	return splitChanges(c, plan, perr, split, fmt.Sprintf("%d settled pods left out", settled), reconcile)
 }
 
-// heldChanges runs the library (through run) again with the active pods an
-// ActivePods of the Job takes held there instead of in Pods (see
-// Snapshot.Active), once with the settled pods still in Pods and, when the
-// case has some, once with them left out as well (a simulator keeps both
-// aside), and says what that changed: empty when it decided the same. A
-// case that already holds pods in Snapshot.Active is left as it is.
+// heldChanges runs the library (through run) again with some of its pods
+// held in the sets a caller keeping its pods by event fills, instead of in
+// Pods, and says what that changed: empty when it decided the same. Three
+// splits: the active pods an ActivePods of the Job takes (Snapshot.Active);
+// those with the settled pods left out too; and, as jobsynctest's view
+// keeps them, those with the succeeded pods a SucceededPods takes
+// (Snapshot.Succeeded) held as well. Each runs only when it holds a pod;
+// a case that already holds pods in a set is left as it is.
 func heldChanges(c gen.Case, plan jobsync.Plan, perr error, run func(gen.Case) (jobsync.Plan, string, error)) string {
-	if c.Snapshot.Active != nil {
+	if c.Snapshot.Active != nil || c.Snapshot.Succeeded != nil {
 		return ""
 	}
-	held, n := withHeld(c)
-	if n == 0 {
-		return ""
-	}
-	if d := splitChanges(c, plan, perr, held, fmt.Sprintf("%d active pods held in an ActivePods", n), run); d != "" {
-		return d
+	if held, n := withHeld(c); n > 0 {
+		if d := splitChanges(c, plan, perr, held, fmt.Sprintf("%d active pods held in an ActivePods", n), run); d != "" {
+			return d
+		}
 	}
 	live, settled := withoutSettled(c)
-	if settled == 0 {
+	held, n := withHeld(live)
+	if settled > 0 && n > 0 {
+		if d := splitChanges(c, plan, perr, held, fmt.Sprintf("%d active pods held in an ActivePods and %d settled pods left out", n, settled), run); d != "" {
+			return d
+		}
+	}
+	all, done := withDone(held)
+	if done == 0 {
 		return ""
 	}
-	both, n := withHeld(live)
-	if n == 0 {
-		return ""
-	}
-	return splitChanges(c, plan, perr, both, fmt.Sprintf("%d active pods held in an ActivePods and %d settled pods left out", n, settled), run)
+	return splitChanges(c, plan, perr, all, fmt.Sprintf("%d succeeded pods held in a SucceededPods, %d active pods in an ActivePods and %d settled pods left out", done, n, settled), run)
 }
 
 // withoutSettled returns c with the pods its SettledFilter settles left
@@ -277,6 +281,23 @@ func withHeld(c gen.Case) (gen.Case, int) {
 	}
 	split := c
 	split.Snapshot.Pods, split.Snapshot.Active = rest, set
+	return split, set.Len()
+}
+
+// withDone returns c with every pod that a SucceededPods of the Job (and
+// c's Options) takes held there (Snapshot.Succeeded) and left out of Pods,
+// the others kept in Pods in their order, and how many were held; a pod
+// whose UID the set already holds stays in Pods, as in withHeld.
+func withDone(c gen.Case) (gen.Case, int) {
+	set := jobsync.NewSucceededPods(c.Snapshot.Job, c.Options)
+	var rest []*corev1.Pod
+	for _, p := range c.Snapshot.Pods {
+		if p == nil || set.Has(p.UID) || !set.Put(p) {
+			rest = append(rest, p)
+		}
+	}
+	split := c
+	split.Snapshot.Pods, split.Snapshot.Succeeded = rest, set
 	return split, set.Len()
 }
 
