@@ -74,3 +74,48 @@ func holdAll(b *testing.B, s jobsync.Snapshot) jobsync.Snapshot {
 	}
 	return held
 }
+
+// BenchmarkShapesHeld measures every sync shape of BenchmarkSteady and its
+// siblings with the pods kept as jobsynctest's view keeps them: the
+// settled ones left out, the active ones held in an ActivePods, a
+// NonIndexed Job's succeeded ones still carrying the finalizer held in a
+// SucceededPods, only the others listed. The sets are filled before the
+// clock starts (a caller fills them as events arrive), and each held sync
+// is first checked to plan as the listed one does. The listed figures are
+// BenchmarkSteady's and its siblings'.
+//
+//	go test ./jobsync -run '^$' -bench 'ShapesHeld' -benchmem
+func BenchmarkShapesHeld(b *testing.B) {
+	shapes := []struct {
+		name string
+		make func(int, benchsnap.Mode) jobsync.Snapshot
+	}{
+		{"Steady", benchsnap.Steady}, {"Tracking", benchsnap.Tracking}, {"ScaleDown", benchsnap.ScaleDown},
+		{"Suspend", benchsnap.Suspend}, {"Create", benchsnap.Create},
+	}
+	for _, n := range []int{10_000, 100_000} {
+		for _, shape := range shapes {
+			for _, m := range []benchsnap.Mode{benchsnap.NonIndexed, benchsnap.Indexed} {
+				if shape.name == "Create" && m == benchsnap.NonIndexed {
+					continue // as in BenchmarkCreate: the Indexed Job's creations are the ones that read
+				}
+				b.Run(fmt.Sprintf("shape=%s/mode=%s/n=%d", shape.name, m, n), func(b *testing.B) {
+					s := shape.make(n, m)
+					want, err := jobsync.Reconcile(s, jobsync.Options{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					s, _ = withoutSettled(s)
+					s, _ = withHeld(s, func(int) bool { return true })
+					s, _ = withDone(s, jobsync.Options{}, func(int) bool { return true })
+					got, err := jobsync.Reconcile(s, jobsync.Options{})
+					if err != nil || !reflect.DeepEqual(want, got) {
+						b.Fatalf("held, the sync plans otherwise (error %v):\n%s", err, diffIfUnequal(want, got))
+					}
+					b.ReportMetric(float64(len(s.Pods)), "pods-listed")
+					benchReconcile(b, s)
+				})
+			}
+		}
+	}
+}
