@@ -51,12 +51,7 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, held *ActivePods, do
 	}
 	match := newLabelMatcher(job.Spec.Selector)
 	deleting := job.DeletionTimestamp != nil
-	view := podView{expectedRemovals: exp.FinalizerRemovals, settled: settled, held: held, done: done, shortlist: sync.newShortlist(exp, len(all))}
-	if held.Len() > 0 {
-		// The held pods are ranked, when the sync deletes, in a pass of
-		// their own with the active pods of all (forRemoval).
-		view.shortlist = shortlist{}
-	}
+	view := podView{expectedRemovals: exp.FinalizerRemovals, settled: settled, held: held, done: done, shortlist: sync.newShortlist(exp, len(all)+held.Len())}
 	view.uncountedSucceeded = uidSet(sync.st.UncountedTerminatedPods.Succeeded)
 	view.uncountedFailed = uidSet(sync.st.UncountedTerminatedPods.Failed)
 	if sync.indexed {
@@ -177,6 +172,18 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, held *ActivePods, do
 		}
 	}
 	if n := held.Len(); n > 0 {
+		// The held pods come after those of all: they join the ranking
+		// (started now if they take the count past parallelism) as the
+		// pods of all did; their readiness is the set's sum.
+		sl := &view.shortlist
+		if !sl.ranking && sl.starts(view.counts.active+int32(n)) {
+			sl.catchUp(view.pods)
+		}
+		if sl.ranking {
+			for i := range held.pods {
+				sl.add(held.pods[i].pod, held.pods[i].index)
+			}
+		}
 		view.counts.active += int32(n)
 		view.counts.ready += int32(held.ready)
 		if sync.indexed && (held.indexes.repeated() || held.indexes.atOrAbove(int(*job.Spec.Completions))) {
