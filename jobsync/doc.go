@@ -15,4 +15,13 @@
 // carried out (see the expectations package) and reconciles again from a
 // fresh snapshot: the write-ahead order makes this safe, as no tracking
 // finalizer is removed before the pod is recorded in the Job's status.
+//
+// A caller that keeps its pods by event, as an informer's handlers do, can
+// spare each sync the reading of pods that cannot change its decision or
+// whose sums are enough: the settled pods (SettledFilter, counted in
+// Snapshot.SettledPods), the active pods (ActivePods, in Snapshot.Active)
+// and a NonIndexed Job's succeeded pods waiting to be recorded
+// (SucceededPods, in Snapshot.Succeeded). Reconcile decides the same with
+// the pods in those places as with every pod in Snapshot.Pods, and a sync
+// of a Job of a million pods then reads the pods that changed state.
 package jobsync
