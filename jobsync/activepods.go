@@ -144,6 +144,18 @@ func (a *ActivePods) Has(uid types.UID) bool {
 	return held
 }
 
+// get returns the held pod with the given UID, nil for none (and from a
+// nil set).
+func (a *ActivePods) get(uid types.UID) *corev1.Pod {
+	if a == nil {
+		return nil
+	}
+	if i, held := a.at[uid]; held {
+		return a.pods[i].pod
+	}
+	return nil
+}
+
 // holdsIndex reports whether a pod held has completion index ix. A nil set
 // holds none.
 func (a *ActivePods) holdsIndex(ix int) bool { return a != nil && a.indexed && a.indexes.has(ix) }

@@ -38,8 +38,11 @@ import (
 // SettledFilter): the scan would have passed over each of them at its
 // first test of a terminal pod without the finalizer. held is the caller's
 // set of active pods (see ActivePods), nil for none: the scan adds its sums
-// to what it counts in all, and the view walks its pods only when asked
-// for the active pods.
+// to what it counts in all, ranks its pods with the others when the sync
+// may delete, and the view walks them only when asked for the active pods.
+// done is the caller's set of succeeded pods (see SucceededPods), nil for
+// none: the scan only checks that no counted pod of all has a UID it
+// holds; the count and tracking steps read it.
 func (sync *syncState) scan(all []*corev1.Pod, settled int, held *ActivePods, done *SucceededPods, exp expectations.Expectations) (podView, error) {
 	job := sync.job
 	if held != nil && (held.uid != job.UID || held.namespace != job.Namespace || held.indexed != sync.indexed) {

@@ -72,10 +72,11 @@ type podView struct {
 	// counts are the active, ready and terminating pods found.
 	counts podCounts
 
-	// activeIndexes holds the valid indexes of active pods of an Indexed
-	// Job found in pods (see hasActiveIndex for the held ones too); indexTrouble says some active pod has an invalid, out-of-range
-	// or repeated index, which calls for deletions (never set for
-	// NonIndexed Jobs).
+	// activeIndexes holds the valid indexes of the active pods of an
+	// Indexed Job found in pods (hasActiveIndex and activeIndexSet add the
+	// held ones); indexTrouble says some active pod, in pods or held, has
+	// an invalid, out-of-range or repeated index, which calls for deletions
+	// (never set for NonIndexed Jobs).
 	activeIndexes *indexSet
 	indexTrouble  bool
 

@@ -169,8 +169,12 @@ func (s *SucceededPods) accepts(p *corev1.Pod) bool {
 	return ref != nil && isJobRef(ref, s.job) && s.match.matches(p.Labels)
 }
 
-// get returns the held pod with the given UID, nil for none.
+// get returns the held pod with the given UID, nil for none (and from a
+// nil set).
 func (s *SucceededPods) get(uid types.UID) *corev1.Pod {
+	if s == nil {
+		return nil
+	}
 	if e, held := s.at[uid]; held {
 		return e.pod
 	}

@@ -50,21 +50,16 @@ func (sync *syncState) track(view *podView, progress indexProgress, finish *batc
 				stillTracked[p.UID] = true
 			}
 		}
-		// The held pods are looked up by the UIDs recorded, not walked.
-		if view.held.Len() > 0 {
+		// The pods held in the caller's sets are looked up by the UIDs
+		// recorded, not walked: in both sets, since a snapshot may give
+		// one UID to two pods.
+		if view.held.Len() > 0 || view.done.Len() > 0 {
 			for _, uids := range []map[types.UID]bool{view.uncountedSucceeded, view.uncountedFailed} {
 				for uid := range uids {
-					if i, ok := view.held.at[uid]; ok && tracked(view.held.pods[i].pod) {
-						stillTracked[uid] = true
-					}
-				}
-			}
-		}
-		if view.done.Len() > 0 {
-			for _, uids := range []map[types.UID]bool{view.uncountedSucceeded, view.uncountedFailed} {
-				for uid := range uids {
-					if p := view.done.get(uid); p != nil && tracked(p) {
-						stillTracked[uid] = true
+					for _, p := range [2]*corev1.Pod{view.held.get(uid), view.done.get(uid)} {
+						if p != nil && tracked(p) {
+							stillTracked[uid] = true
+						}
 					}
 				}
 			}
