@@ -1,9 +1,6 @@
 package jobsync
 
 import (
-	"math/bits"
-	"slices"
-
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -75,7 +72,7 @@ type heldPod struct {
 // to Reconcile with the same Job (or later versions of it). For a nil Job,
 // the set takes no pod.
 func NewActivePods(job *batchv1.Job) *ActivePods {
-	a := &ActivePods{at: make(map[types.UID]int)}
+	a := &ActivePods{at: make(map[types.UID]int), indexes: newIndexTally()}
 	if job != nil {
 		a.uid, a.namespace, a.indexed, a.job = job.UID, job.Namespace, isIndexed(job), job
 		a.match = newLabelMatcher(job.Spec.Selector)
@@ -214,19 +211,15 @@ func restartSum(p *corev1.Pod) int32 {
 	return n
 }
 
-// indexTally is a multiset of completion indexes: a bitset of the indexes
-// held, grown to the largest index below denseIndexes, a map for the rare
-// index beyond, and the count of extra pods of each index held more than
-// once.
+// indexTally is a multiset of completion indexes: the set of the indexes
+// held (a bitset grown to the largest index below denseIndexes, a map
+// beyond) and the count of extra pods of each index held more than once.
 type indexTally struct {
-	bits  []uint64
-	big   map[int]bool
+	indexSet
 	extra map[int]int
 }
 
-// denseIndexes bounds the bitset: 2 MiB at most, whatever the indexes a
-// caller's pods claim.
-const denseIndexes = 1 << 24
+func newIndexTally() indexTally { return indexTally{indexSet: indexSet{limit: denseIndexes / 64}} }
 
 func (t *indexTally) add(i int) {
 	if !t.set(i) {
@@ -238,122 +231,15 @@ func (t *indexTally) add(i int) {
 }
 
 func (t *indexTally) remove(i int) {
-	if n := t.extra[i]; n > 0 {
-		if n == 1 {
-			delete(t.extra, i)
-		} else {
-			t.extra[i] = n - 1
-		}
-		return
+	switch n := t.extra[i]; {
+	case n > 1:
+		t.extra[i] = n - 1
+	case n == 1:
+		delete(t.extra, i)
+	default:
+		t.clear(i)
 	}
-	if i < denseIndexes {
-		if w := i / 64; w < len(t.bits) {
-			t.bits[w] &^= uint64(1) << (i % 64)
-		}
-		return
-	}
-	delete(t.big, i)
-}
-
-// set adds i and reports whether it was absent.
-func (t *indexTally) set(i int) bool {
-	if i < denseIndexes {
-		w := i / 64
-		if w >= len(t.bits) {
-			t.bits = slices.Grow(t.bits, w+1-len(t.bits))
-			t.bits = t.bits[:max(w+1, min(cap(t.bits), denseIndexes/64))]
-		}
-		m := uint64(1) << (i % 64)
-		if t.bits[w]&m != 0 {
-			return false
-		}
-		t.bits[w] |= m
-		return true
-	}
-	if t.big[i] {
-		return false
-	}
-	if t.big == nil {
-		t.big = make(map[int]bool)
-	}
-	t.big[i] = true
-	return true
-}
-
-// has reports whether i is held.
-func (t *indexTally) has(i int) bool {
-	if i < 0 {
-		return false
-	}
-	if i < denseIndexes {
-		w := i / 64
-		return w < len(t.bits) && t.bits[w]&(uint64(1)<<(i%64)) != 0
-	}
-	return t.big[i]
 }
 
 // repeated reports whether some index is held more than once.
 func (t *indexTally) repeated() bool { return len(t.extra) > 0 }
-
-// atOrAbove reports whether some index held is at or above n.
-func (t *indexTally) atOrAbove(n int) bool {
-	for i := range t.big {
-		if i >= n {
-			return true
-		}
-	}
-	if n >= denseIndexes {
-		return false
-	}
-	w := n / 64
-	if w >= len(t.bits) {
-		return false
-	}
-	if t.bits[w]>>(n%64) != 0 {
-		return true
-	}
-	for _, word := range t.bits[w+1:] {
-		if word != 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// members returns the indexes held as ordered intervals.
-func (t *indexTally) members() indexes.Set {
-	var out indexes.Set
-	for w, word := range t.bits {
-		for word != 0 {
-			// A run of set bits from the lowest: added as one interval.
-			lo := bits.TrailingZeros64(word)
-			run := bits.TrailingZeros64(^(word >> lo))
-			first, last := w*64+lo, w*64+lo+run-1
-			if n := len(out); n > 0 && out[n-1].Last == first-1 {
-				out[n-1].Last = last
-			} else {
-				out = append(out, indexes.Interval{First: first, Last: last})
-			}
-			if lo+run >= 64 {
-				word = 0
-			} else {
-				word &^= (uint64(1)<<run - 1) << lo
-			}
-		}
-	}
-	if len(t.big) > 0 {
-		big := make([]int, 0, len(t.big))
-		for i := range t.big {
-			big = append(big, i)
-		}
-		slices.Sort(big)
-		for _, i := range big {
-			if n := len(out); n > 0 && out[n-1].Last == i-1 {
-				out[n-1].Last = i
-			} else {
-				out = append(out, indexes.Interval{First: i, Last: i})
-			}
-		}
-	}
-	return out
-}
