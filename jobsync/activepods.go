@@ -33,7 +33,8 @@ import (
 // pod acceptable are fields of the Job the API server never lets change
 // (UID, name, namespace, selector, completion mode); a caller that may see
 // another Job under the same key makes a new set (Reconcile refuses a set
-// made for a Job of another UID or completion mode).
+// made for a Job of another UID, namespace, completion mode or pod failure
+// policy).
 //
 // Pods are told apart by UID. The set keeps the pointers it is given and
 // reads each pod when it is put: a pod it holds must not be modified (an
@@ -41,11 +42,12 @@ import (
 // object. ActivePods is not safe for concurrent use: put and delete
 // between syncs, not during one. Reconcile only reads it.
 type ActivePods struct {
-	uid       types.UID
-	namespace string
-	indexed   bool
-	match     *labelMatcher
-	job       *batchv1.Job // for isJobRef: its UID and name, which never change
+	// job is the Job the set was made for: its UID, name, namespace,
+	// selector and completion mode, which the API server never changes,
+	// are what the set reads of it.
+	job     *batchv1.Job
+	indexed bool
+	match   *labelMatcher
 
 	pods []heldPod
 	at   map[types.UID]int // position in pods
@@ -74,7 +76,7 @@ type heldPod struct {
 func NewActivePods(job *batchv1.Job) *ActivePods {
 	a := &ActivePods{at: make(map[types.UID]int), indexes: newIndexTally()}
 	if job != nil {
-		a.uid, a.namespace, a.indexed, a.job = job.UID, job.Namespace, isIndexed(job), job
+		a.job, a.indexed = job, isIndexed(job)
 		a.match = newLabelMatcher(job.Spec.Selector)
 	}
 	return a
@@ -159,7 +161,7 @@ func (a *ActivePods) holdsIndex(ix int) bool { return a != nil && a.indexed && a
 
 // accept reads what the set keeps of p, and whether the set takes it.
 func (a *ActivePods) accept(p *corev1.Pod) (heldPod, bool) {
-	if a.job == nil || !isActive(p) || p.Namespace != a.namespace {
+	if a.job == nil || !isActive(p) || p.Namespace != a.job.Namespace {
 		return heldPod{}, false
 	}
 	ref := controllerOf(p)

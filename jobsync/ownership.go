@@ -4,6 +4,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // isJobRef reports whether a controller reference names the Job: its UID,
@@ -47,3 +48,20 @@ func controllerOf(p *corev1.Pod) *metav1.OwnerReference {
 // this sync: the Job's own pods carry its controller reference, adopted ones
 // carry none until the adoption is carried out.
 func isAdopted(p *corev1.Pod) bool { return controllerOf(p) == nil }
+
+// sameJob reports whether a caller's set made for Job made serves job: the
+// same UID and namespace, and the same completion mode and presence of a
+// pod failure policy (which decide what the sets take; the API server
+// changes neither). A set made for no Job serves none.
+func sameJob(made, job *batchv1.Job) bool {
+	return made != nil && made.UID == job.UID && made.Namespace == job.Namespace &&
+		isIndexed(made) == isIndexed(job) && (made.Spec.PodFailurePolicy == nil) == (job.Spec.PodFailurePolicy == nil)
+}
+
+// uidOf is the Job's UID, empty for no Job.
+func uidOf(job *batchv1.Job) types.UID {
+	if job == nil {
+		return ""
+	}
+	return job.UID
+}

@@ -45,12 +45,11 @@ import (
 // holds; the count and tracking steps read it.
 func (sync *syncState) scan(all []*corev1.Pod, settled int, held *ActivePods, done *SucceededPods, exp expectations.Expectations) (podView, error) {
 	job := sync.job
-	if held != nil && (held.uid != job.UID || held.namespace != job.Namespace || held.indexed != sync.indexed) {
-		return podView{}, inputErr("active", held.uid, "was made for another Job (another UID, namespace or completion mode)")
+	if held != nil && !sameJob(held.job, job) {
+		return podView{}, inputErr("active", uidOf(held.job), "was made for another Job (another UID, namespace, completion mode or pod failure policy)")
 	}
-	if done != nil && (done.uid != job.UID || done.namespace != job.Namespace || done.indexed != sync.indexed ||
-		done.pfp != (job.Spec.PodFailurePolicy != nil) || done.finalizer != sync.opts.TrackingFinalizer) {
-		return podView{}, inputErr("succeeded", done.uid, "was made for another Job (another UID, namespace, completion mode or pod failure policy) or another tracking finalizer")
+	if done != nil && (!sameJob(done.job, job) || done.finalizer != sync.opts.TrackingFinalizer) {
+		return podView{}, inputErr("succeeded", uidOf(done.job), "was made for another Job (another UID, namespace, completion mode or pod failure policy) or another tracking finalizer")
 	}
 	match := newLabelMatcher(job.Spec.Selector)
 	deleting := job.DeletionTimestamp != nil

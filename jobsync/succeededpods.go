@@ -48,13 +48,12 @@ import (
 // concurrent use: put and delete between syncs, not during one. Reconcile
 // only reads it.
 type SucceededPods struct {
-	job       *batchv1.Job // for isJobRef: its UID and name, which never change
-	uid       types.UID
-	namespace string
+	// job is the Job the set was made for: its UID, name, namespace,
+	// selector, completion mode and pod failure policy, which the API
+	// server never changes, are what the set reads of it.
+	job       *batchv1.Job
 	finalizer string
-	takes     bool // NonIndexed, no pod failure policy
-	indexed   bool
-	pfp       bool // the Job has a pod failure policy
+	takes     bool // job is NonIndexed, without a pod failure policy
 	match     *labelMatcher
 
 	heap []*heldDone             // a min-heap on compareByAge's keys
@@ -90,10 +89,8 @@ func compareDone(a, b *heldDone) int {
 func NewSucceededPods(job *batchv1.Job, opts Options) *SucceededPods {
 	s := &SucceededPods{at: make(map[types.UID]*heldDone), finalizer: opts.withDefaults().TrackingFinalizer}
 	if job != nil {
-		s.job, s.uid, s.namespace = job, job.UID, job.Namespace
-		s.pfp = job.Spec.PodFailurePolicy != nil
-		s.indexed = isIndexed(job)
-		s.takes = !s.indexed && !s.pfp
+		s.job = job
+		s.takes = !isIndexed(job) && job.Spec.PodFailurePolicy == nil
 		s.match = newLabelMatcher(job.Spec.Selector)
 	}
 	return s
@@ -162,7 +159,7 @@ func (s *SucceededPods) Has(uid types.UID) bool {
 }
 
 func (s *SucceededPods) accepts(p *corev1.Pod) bool {
-	if !s.takes || p.Status.Phase != corev1.PodSucceeded || p.Namespace != s.namespace || !hasFinalizer(p, s.finalizer) {
+	if !s.takes || p.Status.Phase != corev1.PodSucceeded || p.Namespace != s.job.Namespace || !hasFinalizer(p, s.finalizer) {
 		return false
 	}
 	ref := controllerOf(p)
