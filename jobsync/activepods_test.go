@@ -12,21 +12,34 @@ import (
 	"github.com/jobsync/jobsync/jobsync"
 )
 
-// withHeld returns the snapshot with the active pods for which hold says
-// yes put in an ActivePods and left out of Pods (the others in their
-// order), and how many were held. A pod whose UID the set already holds
-// stays in Pods: a snapshot may give one UID to two pods, and the set
-// tells pods apart by UID.
-func withHeld(s jobsync.Snapshot, hold func(i int) bool) (jobsync.Snapshot, int) {
-	set := jobsync.NewActivePods(s.Job)
+// podSet is a set a caller fills between syncs: ActivePods or
+// SucceededPods.
+type podSet interface {
+	Put(*corev1.Pod) bool
+	Has(k8stypes.UID) bool
+}
+
+// holdIn puts into set the pods for which hold says yes and the set takes,
+// and returns the others in their order. A pod whose UID the set already
+// holds stays out: a snapshot may give one UID to two pods, and the sets
+// tell pods apart by UID (putting the second would replace the first).
+func holdIn(pods []*corev1.Pod, set podSet, hold func(i int) bool) []*corev1.Pod {
 	var rest []*corev1.Pod
-	for i, p := range s.Pods {
+	for i, p := range pods {
 		if p == nil || set.Has(p.UID) || !hold(i) || !set.Put(p) {
 			rest = append(rest, p)
 		}
 	}
-	s.Pods, s.Active = rest, set
-	return s, set.Len()
+	return rest
+}
+
+// withHeld returns the snapshot with the active pods for which hold says
+// yes held in an ActivePods instead of Pods (see holdIn), and how many
+// were held.
+func withHeld(s jobsync.Snapshot, hold func(i int) bool) (jobsync.Snapshot, int) {
+	s.Active = jobsync.NewActivePods(s.Job)
+	s.Pods = holdIn(s.Pods, s.Active, hold)
+	return s, s.Active.Len()
 }
 
 // TestPropertyHeldActivePods: for any generated snapshot, holding any of

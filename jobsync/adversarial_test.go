@@ -311,20 +311,20 @@ func withoutSettled(s jobsync.Snapshot) (jobsync.Snapshot, int) {
 	return s, settled
 }
 
-// checkHeldActive checks ActivePods' promise: the snapshot with its active
-// pods held in an ActivePods instead of Pods (all of them, or those the
-// seed picks, put in the order of shuffled, s with its pods shuffled)
+// checkHeld checks the held sets' promise (ActivePods, SucceededPods):
+// split, the snapshot build makes from shuffled (s with its pods
+// shuffled) holding all of some pods in a set or those the seed picks,
 // gives plan, the plan of s, or an error when s gives one. It also checks
-// that Reconcile leaves the pods and the set as they were (before is a
+// that Reconcile leaves the pods and the sets as they were (before is a
 // deep copy of s taken before any Reconcile), and that the plan shares no
-// memory with them. The set's fields are
-// unexported, which go-cmp refuses to read: the set is compared with a
-// twin built from the same pods, with reflect.DeepEqual.
-func checkHeldActive(t fataler, before, s, shuffled jobsync.Snapshot, plan jobsync.Plan, err error, seed uint64) {
-	r := rand.New(rand.NewPCG(seed, 165))
+// memory with them: the sets are compared with twins built from the same
+// pods and picks. what names the pods held.
+func checkHeld(t fataler, before, s jobsync.Snapshot, plan jobsync.Plan, err error, seed, stream uint64, what string,
+	build func(pick func(int) bool) (jobsync.Snapshot, int)) {
+	r := rand.New(rand.NewPCG(seed, stream))
 	all := r.IntN(2) == 0
 	var picks []bool
-	held, n := withHeld(shuffled, func(int) bool {
+	split, n := build(func(int) bool {
 		pick := all || r.IntN(2) == 0
 		picks = append(picks, pick)
 		return pick
@@ -332,75 +332,57 @@ func checkHeldActive(t fataler, before, s, shuffled jobsync.Snapshot, plan jobsy
 	if n == 0 {
 		return
 	}
-	twin, _ := withHeld(shuffled, func(int) bool { pick := picks[0]; picks = picks[1:]; return pick })
-	got, err2 := reconcileGuarded(t, held)
+	twin, _ := build(func(int) bool { pick := picks[0]; picks = picks[1:]; return pick })
+	got, err2 := reconcileGuarded(t, split)
 	if (err == nil) != (err2 == nil) {
-		t.Fatalf("holding %d active pods changes whether there is an error: %v / %v", n, err, err2)
+		t.Fatalf("holding %d %s changes whether there is an error: %v / %v", n, what, err, err2)
 	}
 	if err == nil {
 		if d := diffIfUnequal(plan, got); d != "" {
-			t.Fatalf("holding %d active pods changes the plan:\n%s", n, d)
+			t.Fatalf("holding %d %s changes the plan:\n%s", n, what, d)
 		}
 		scribble(&got)
 	} else if d := cmp.Diff(jobsync.Plan{}, got); d != "" {
-		t.Fatalf("a failed Reconcile with %d pods held returned half a plan:\n%s", n, d)
+		t.Fatalf("a failed Reconcile with %d %s held returned half a plan:\n%s", n, what, d)
 	}
 	if d := diffIfUnequal(before, s); d != "" {
-		t.Fatalf("Reconcile with %d pods held, or changing its plan, modified its input:\n%s", n, d)
+		t.Fatalf("Reconcile with %d %s held, or changing its plan, modified its input:\n%s", n, what, d)
 	}
-	if !reflect.DeepEqual(held.Active, twin.Active) {
-		// The set's label matcher keeps a selector of several labels in
-		// the order of a map: two sets of one Job may differ there alone.
-		// Reconcile does not read the matcher.
-		if d := cmp.Diff(twin.Active, held.Active, cmp.Exporter(func(reflect.Type) bool { return true }),
-			cmpopts.IgnoreFields(jobsync.ActivePods{}, "match")); d != "" {
-			t.Fatalf("Reconcile, or changing its plan, modified the ActivePods it was given (-before +after):\n%s", d)
-		}
+	sameSet(t, "ActivePods", twin.Active, split.Active)
+	sameSet(t, "SucceededPods", twin.Succeeded, split.Succeeded)
+}
+
+// sameSet fails unless set is as its twin was built. The sets' fields are
+// unexported, which go-cmp reads only through an Exporter; and a set's
+// label matcher keeps a selector of several labels in the order of a map,
+// so two sets of one Job may differ there alone (Reconcile does not read
+// the matcher): it is left out of the comparison.
+func sameSet[T any](t fataler, name string, twin, set *T) {
+	if reflect.DeepEqual(twin, set) {
+		return
+	}
+	var zero T
+	if d := cmp.Diff(twin, set, cmp.Exporter(func(reflect.Type) bool { return true }), cmpopts.IgnoreFields(zero, "match")); d != "" {
+		t.Fatalf("Reconcile, or changing its plan, modified the %s it was given (-before +after):\n%s", name, d)
 	}
 }
 
-// checkHeldDone checks SucceededPods' promise the way a simulator uses the
-// three: with the settled pods left out, the active ones held in an
-// ActivePods and all or some of the succeeded ones still carrying the
-// tracking finalizer held in a SucceededPods, Reconcile gives the same
-// plan, or an error exactly when the whole list does, and modifies
-// neither the snapshot nor the sets.
+// checkHeldActive checks ActivePods' promise with checkHeld: all or some
+// of the active pods held.
+func checkHeldActive(t fataler, before, s, shuffled jobsync.Snapshot, plan jobsync.Plan, err error, seed uint64) {
+	checkHeld(t, before, s, plan, err, seed, 165, "active pods", func(pick func(int) bool) (jobsync.Snapshot, int) {
+		return withHeld(shuffled, pick)
+	})
+}
+
+// checkHeldDone checks SucceededPods' promise with checkHeld, the way a
+// simulator uses the three: the settled pods left out, the active ones
+// held in an ActivePods, and all or some of the succeeded ones still
+// carrying the tracking finalizer held in a SucceededPods.
 func checkHeldDone(t fataler, before, s, shuffled jobsync.Snapshot, plan jobsync.Plan, err error, seed uint64) {
-	r := rand.New(rand.NewPCG(seed, 166))
-	all := r.IntN(2) == 0
-	var picks []bool
-	pick := func(int) bool {
-		p := all || r.IntN(2) == 0
-		picks = append(picks, p)
-		return p
-	}
-	base, _ := withoutSettled(shuffled)
-	base, _ = withHeld(base, func(int) bool { return true })
-	split, n := withDone(base, jobsync.Options{}, pick)
-	if n == 0 {
-		return
-	}
-	twin, _ := withDone(base, jobsync.Options{}, func(int) bool { p := picks[0]; picks = picks[1:]; return p })
-	got, err2 := reconcileGuarded(t, split)
-	if (err == nil) != (err2 == nil) {
-		t.Fatalf("holding %d succeeded pods changes whether there is an error: %v / %v", n, err, err2)
-	}
-	if err == nil {
-		if d := diffIfUnequal(plan, got); d != "" {
-			t.Fatalf("holding %d succeeded pods changes the plan:\n%s", n, d)
-		}
-		scribble(&got)
-	} else if d := cmp.Diff(jobsync.Plan{}, got); d != "" {
-		t.Fatalf("a failed Reconcile with %d succeeded pods held returned half a plan:\n%s", n, d)
-	}
-	if d := diffIfUnequal(before, s); d != "" {
-		t.Fatalf("Reconcile with %d succeeded pods held, or changing its plan, modified its input:\n%s", n, d)
-	}
-	if !reflect.DeepEqual(split.Succeeded, twin.Succeeded) {
-		// As in checkHeldActive: the label matcher alone may differ.
-		if d := cmp.Diff(twin.Succeeded, split.Succeeded, cmp.Exporter(func(reflect.Type) bool { return true }),
-			cmpopts.IgnoreFields(jobsync.SucceededPods{}, "match")); d != "" {
-			t.Fatalf("Reconcile, or changing its plan, modified the SucceededPods it was given (-before +after):\n%s", d)
-		}
-	}
+	checkHeld(t, before, s, plan, err, seed, 166, "succeeded pods", func(pick func(int) bool) (jobsync.Snapshot, int) {
+		base, _ := withoutSettled(shuffled)
+		base, _ = withHeld(base, func(int) bool { return true })
+		return withDone(base, jobsync.Options{}, pick)
+	})
 }

@@ -10,20 +10,13 @@ import (
 	"github.com/jobsync/jobsync/jobsync"
 )
 
-// withDone returns the snapshot with the pods for which hold says yes put
-// in a SucceededPods made with opts and left out of Pods (the others in
-// their order), and how many were held. As in withHeld, a pod whose UID
-// the set already holds stays in Pods.
+// withDone returns the snapshot with the pods for which hold says yes held
+// in a SucceededPods made with opts instead of Pods (see holdIn), and how
+// many were held.
 func withDone(s jobsync.Snapshot, opts jobsync.Options, hold func(i int) bool) (jobsync.Snapshot, int) {
-	set := jobsync.NewSucceededPods(s.Job, opts)
-	var rest []*corev1.Pod
-	for i, p := range s.Pods {
-		if p == nil || set.Has(p.UID) || !hold(i) || !set.Put(p) {
-			rest = append(rest, p)
-		}
-	}
-	s.Pods, s.Succeeded = rest, set
-	return s, set.Len()
+	s.Succeeded = jobsync.NewSucceededPods(s.Job, opts)
+	s.Pods = holdIn(s.Pods, s.Succeeded, hold)
+	return s, s.Succeeded.Len()
 }
 
 // TestPropertyHeldSucceededPods: for any generated snapshot, holding any of

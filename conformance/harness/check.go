@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/jobsync/jobsync/conformance/apival"
 	"github.com/jobsync/jobsync/conformance/gen"
@@ -266,39 +267,38 @@ func withoutSettled(c gen.Case) (gen.Case, int) {
 }
 
 // withHeld returns c with every pod that an ActivePods of the Job takes
-// held there (Snapshot.Active) and left out of Pods, the others kept in
-// Pods in their order, and how many were held. A pod whose UID the set
-// already holds stays in Pods: a snapshot may give two pods one UID, and
-// the set tells pods apart by UID (putting the second would replace the
-// first, losing it).
+// held there (Snapshot.Active) instead of in Pods (see holdIn), and how
+// many were held.
 func withHeld(c gen.Case) (gen.Case, int) {
 	set := jobsync.NewActivePods(c.Snapshot.Job)
-	var rest []*corev1.Pod
-	for _, p := range c.Snapshot.Pods {
-		if p == nil || set.Has(p.UID) || !set.Put(p) {
-			rest = append(rest, p)
-		}
-	}
-	split := c
-	split.Snapshot.Pods, split.Snapshot.Active = rest, set
-	return split, set.Len()
+	c.Snapshot.Pods, c.Snapshot.Active = holdIn(c.Snapshot.Pods, set), set
+	return c, set.Len()
 }
 
 // withDone returns c with every pod that a SucceededPods of the Job (and
-// c's Options) takes held there (Snapshot.Succeeded) and left out of Pods,
-// the others kept in Pods in their order, and how many were held; a pod
-// whose UID the set already holds stays in Pods, as in withHeld.
+// c's Options) takes held there (Snapshot.Succeeded) instead of in Pods
+// (see holdIn), and how many were held.
 func withDone(c gen.Case) (gen.Case, int) {
 	set := jobsync.NewSucceededPods(c.Snapshot.Job, c.Options)
+	c.Snapshot.Pods, c.Snapshot.Succeeded = holdIn(c.Snapshot.Pods, set), set
+	return c, set.Len()
+}
+
+// holdIn puts into set every pod it takes and returns the others, in their
+// order. A pod whose UID the set already holds stays out: a snapshot may
+// give two pods one UID, and the sets tell pods apart by UID (putting the
+// second would replace the first, losing it).
+func holdIn(pods []*corev1.Pod, set interface {
+	Put(*corev1.Pod) bool
+	Has(types.UID) bool
+}) []*corev1.Pod {
 	var rest []*corev1.Pod
-	for _, p := range c.Snapshot.Pods {
+	for _, p := range pods {
 		if p == nil || set.Has(p.UID) || !set.Put(p) {
 			rest = append(rest, p)
 		}
 	}
-	split := c
-	split.Snapshot.Pods, split.Snapshot.Succeeded = rest, set
-	return split, set.Len()
+	return rest
 }
 
 // splitChanges runs the library (through run) on split, case c with some
