@@ -31,7 +31,9 @@ import (
 // owner references, namespace, labels, completion index) with what its
 // sums read (readiness, restart counts near the int32 limits, indexes
 // repeated, invalid, at word boundaries of the bitset and at or beyond
-// denseIndexes, where the map takes over).
+// denseIndexes, where the map takes over). The model reads a pod's index
+// with indexes.Of, the parser upstream's reading is pinned to in package
+// indexes (FuzzOf): what is under test here is what the set keeps.
 func TestMachineActivePods(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		m := newActivePodsMachine(t)
@@ -212,25 +214,13 @@ func (m *activePodsMachine) takes(p *corev1.Pod) bool {
 			break
 		}
 	}
-	return controlled && (!m.indexed() || modelIndex(p) >= 0)
+	return controlled && (!m.indexed() || indexes.Of(p.Annotations) >= 0)
 }
 
 func (m *activePodsMachine) indexed() bool {
 	return *m.job.Spec.CompletionMode == batchv1.IndexedCompletion
 }
 
-// modelIndex is p's completion index, or -1 when it has none that reads.
-func modelIndex(p *corev1.Pod) int {
-	v, ok := p.Annotations[batchv1.JobCompletionIndexAnnotation]
-	if !ok {
-		return -1
-	}
-	i, err := strconv.Atoi(v)
-	if err != nil || i < 0 {
-		return -1
-	}
-	return i
-}
 
 func modelReady(p *corev1.Pod) bool {
 	for _, c := range p.Status.Conditions {
@@ -283,7 +273,7 @@ func (m *activePodsMachine) check(t *rapid.T) {
 		}
 		wantIx := indexes.Unknown
 		if m.indexed() {
-			wantIx = modelIndex(want)
+			wantIx = indexes.Of(want.Annotations)
 		}
 		if h.index != wantIx || h.ready != modelReady(want) || h.restarts != modelRestarts(want) {
 			t.Fatalf("pods[%d] (%s) read as index %d, ready %v, restarts %d; want %d, %v, %d",
@@ -301,7 +291,7 @@ func (m *activePodsMachine) check(t *rapid.T) {
 		}
 		restarts += modelRestarts(p)
 		if m.indexed() {
-			count[modelIndex(p)]++
+			count[indexes.Of(p.Annotations)]++
 		}
 	}
 	if a.ready != ready {
