@@ -221,7 +221,6 @@ func (m *activePodsMachine) indexed() bool {
 	return *m.job.Spec.CompletionMode == batchv1.IndexedCompletion
 }
 
-
 func modelReady(p *corev1.Pod) bool {
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodReady {
