@@ -27,7 +27,8 @@ import (
 // FuzzReconcile checks the same with the fuzzer driving the draws.
 //
 // It runs rapid's checks ten times over (1,000 snapshots by default, a few
-// seconds): defect 1 of issue 18, a panic, took 134 snapshots to show.
+// seconds): the panic that TestWorkQueueJobWithIndexAnnotationIsCounted
+// pins took 134 snapshots to show.
 func TestPropertyAdversarial(t *testing.T) {
 	for round := range 10 {
 		t.Run(fmt.Sprint(round), func(t *testing.T) {

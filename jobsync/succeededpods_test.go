@@ -151,7 +151,7 @@ func TestSucceededPodsOfAnotherJob(t *testing.T) {
 
 // TestHeldPodsCountAsPods: the Workload rule asks whether the Job has ever
 // had pods, and a held pod is one. (Gang candidates are Indexed Jobs, so
-// only an ActivePods can hold their pods today.)
+// only an ActivePods can hold their pods.)
 func TestHeldPodsCountAsPods(t *testing.T) {
 	job := exampleJob()
 	job.Spec.CompletionMode = ptr(batchv1.IndexedCompletion)
