@@ -39,6 +39,9 @@ func planCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		if t.IsZero() {
 			return usageErrorf("plan: --now %q is the zero time, which plan reads as unset; give a real time or leave --now out", *nowFlag)
 		}
+		if outOfYears(t) {
+			return usageErrorf("plan: --now %q is in the year %d in UTC: Kubernetes writes times in UTC with a four-digit year", *nowFlag, t.UTC().Year())
+		}
 		now, nowSource = t, "--now"
 	}
 

@@ -25,18 +25,18 @@ type planReport struct {
 // planDocument is the yaml and json form, for scripts.
 type planDocument struct {
 	Job       string    `json:"job"`
-	Now       time.Time `json:"now"`
+	Now       printTime `json:"now"`
 	NowSource string    `json:"nowSource"`
 	// RequeueAt is Now plus Plan.RequeueAfter: when to look again, as a
-	// time.
-	RequeueAt *time.Time   `json:"requeueAt,omitempty"`
+	// time. It may be past the year 9999 (see printTime).
+	RequeueAt *printTime   `json:"requeueAt,omitempty"`
 	Plan      jobsync.Plan `json:"plan"`
 }
 
 func printPlan(w io.Writer, format outputFormat, r planReport) error {
-	doc := planDocument{Job: r.in.job.Namespace + "/" + r.in.job.Name, Now: r.now, NowSource: r.nowSource, Plan: r.plan}
+	doc := planDocument{Job: r.in.job.Namespace + "/" + r.in.job.Name, Now: printTime(r.now), NowSource: r.nowSource, Plan: r.plan}
 	if r.plan.RequeueAfter > 0 {
-		at := r.now.Add(r.plan.RequeueAfter)
+		at := printTime(r.now.Add(r.plan.RequeueAfter))
 		doc.RequeueAt = &at
 	}
 	switch format {

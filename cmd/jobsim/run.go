@@ -48,6 +48,9 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if start.IsZero() {
 		return usageErrorf("run: --start %q is the zero time, which the simulator reads as unset; give a real time", *startFlag)
 	}
+	if outOfYears(start) {
+		return usageErrorf("run: --start %q is in the year %d in UTC: Kubernetes writes times in UTC with a four-digit year", *startFlag, start.UTC().Year())
+	}
 	faults, err := parseFaults(*faultsFlag)
 	if err != nil {
 		return usageErrorf("run: --faults: %v", err)
