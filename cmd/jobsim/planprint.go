@@ -20,6 +20,8 @@ type planReport struct {
 	now       time.Time
 	nowSource string
 	plan      jobsync.Plan
+	// controllerName is the spec.managedBy value the plan was made for.
+	controllerName string
 }
 
 // planDocument is the yaml and json form, for scripts.
@@ -71,6 +73,9 @@ func writePlanText(b *strings.Builder, r planReport) {
 
 	if plan.Skipped != "" {
 		fmt.Fprintf(b, "The controller skips this sync: %s.\n", plan.Skipped)
+		if m := job.Spec.ManagedBy; m != nil && *m != r.controllerName {
+			fmt.Fprintf(b, "(--controller-name %s plans as that controller would.)\n", *m)
+		}
 	}
 	names := podNames(r.in.pods)
 	var steps []string
