@@ -86,6 +86,7 @@ var errorCases = []goldenCase{
 	{"usage-run-empty-controller-name", []string{"run", "-f", "testdata/jobs/pi.yaml", "--controller-name", ""}},
 	{"plan-managed-by", []string{"plan", "-f", "cmd/jobsim/testdata/odd/plan-managed-by.yaml"}},
 	{"plan-managed-by-controller-name", []string{"plan", "-f", "cmd/jobsim/testdata/odd/plan-managed-by.yaml", "--controller-name", "example.com/batch"}},
+	{"error-run-json-past-year-9999", []string{"run", "-f", "testdata/jobs/pi.yaml", "--start", "9999-12-31T23:59:50Z", "-o", "json"}},
 	{"plan-late-clock-json", []string{"plan", "-f", "cmd/jobsim/testdata/odd/late-clock.yaml", "--now", "9999-12-31T23:00:00Z", "-o", "json"}},
 }
 
