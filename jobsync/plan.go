@@ -29,12 +29,14 @@ type Snapshot struct {
 	SettledPods int
 	// Active, when not nil, holds active pods of the Job kept out of Pods
 	// (see ActivePods): Reconcile decides as it would with them in Pods. A
-	// pod must be in Pods or in Active, not in both.
+	// pod must be in Pods or in Active, not in both: a pod of Pods whose UID
+	// Active holds is an *InputError.
 	Active *ActivePods
 	// Succeeded, when not nil, holds succeeded pods of a NonIndexed Job
 	// still carrying the tracking finalizer, kept out of Pods (see
 	// SucceededPods): Reconcile decides as it would with them in Pods. A
-	// pod must be in one place only.
+	// pod must be in one place only: a pod of Pods whose UID Succeeded holds
+	// is an *InputError. (A pod held in both sets is not detected.)
 	Succeeded *SucceededPods
 	// Now is the clock reading of this sync.
 	Now time.Time
