@@ -12,4 +12,8 @@
 //
 //	(cd controller && go run ./cmd/envtest-assets -o /tmp/envtest-assets)
 //	cd examples/envtest && KUBEBUILDER_ASSETS=/tmp/envtest-assets go test ./...
+//
+// The module finds github.com/jobsync/jobsync and its controller module
+// through the repository's go.work, so its go.mod requires neither (nor
+// replaces them); a project of its own would require their releases.
 package runner
