@@ -45,7 +45,8 @@ type Options struct {
 	// jobcontroller.DefaultWorkers.
 	Workers int
 	// Player configures the kubelets (node name, restart delay, random
-	// seed; its Namespace also limits the Jobs played).
+	// seed). Its Namespace also limits the Jobs played; the controller
+	// still runs the Jobs of every namespace.
 	Player kubeletplayer.Options
 }
 

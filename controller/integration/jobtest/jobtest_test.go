@@ -83,6 +83,9 @@ func TestJobsCompleteFailAndResume(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	others := newJob("others", 1, 6, nil)
+	others.Spec.ManagedBy = new("example.com/another-controller")
+	create(others)
 	create(newJob("ok", 2, 6, nil))
 	create(newJob("fail", 1, 1, map[string]string{"outcome": "fail"}))
 	suspended := newJob("suspended", 1, 6, nil)
@@ -115,6 +118,14 @@ func TestJobsCompleteFailAndResume(t *testing.T) {
 	resumed := waitFor(t, client, "suspended", func(j *batchv1.Job) bool { return condition(j, batchv1.JobComplete) != nil })
 	if resumed.Status.Succeeded != 1 {
 		t.Errorf("resumed Job: %+v", resumed.Status)
+	}
+	// A Job another controller manages is left to it.
+	pods, err = client.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: "batch.kubernetes.io/job-name=others"})
+	if err != nil || len(pods.Items) != 0 {
+		t.Errorf("a Job managed by another controller got %d pods (%v)", len(pods.Items), err)
+	}
+	if j, err := client.BatchV1().Jobs("default").Get(ctx, "others", metav1.GetOptions{}); err != nil || j.Status.StartTime != nil || len(j.Status.Conditions) != 0 {
+		t.Errorf("a Job managed by another controller got a status: %v", err)
 	}
 	if s := env.Stats(); s.Succeeded != 3 || s.Failed != 2 || s.Errors != 0 {
 		t.Errorf("player stats %+v, want 3 pods succeeded and 2 failed, no error", s)
