@@ -65,6 +65,9 @@ func New(client kubernetes.Interface, opts Options) (*Controller, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.ActAsBuiltIn {
+		klog.Background().Info(builtInWarning)
+	}
 	c := &Controller{
 		opts:      opts,
 		client:    client,
@@ -207,5 +210,5 @@ func (c *Controller) cachedJob(namespace, name string) *batchv1.Job {
 
 // ours reports whether this controller runs job.
 func (c *Controller) ours(job *batchv1.Job) bool {
-	return job.Spec.ManagedBy != nil && *job.Spec.ManagedBy == c.opts.ControllerName
+	return c.opts.runs(job)
 }

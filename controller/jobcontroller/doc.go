@@ -23,4 +23,9 @@
 // Run): at -v=2 one line per sync says what it did, at -v=4 every pod
 // created and every note of the plan. Events are recorded on the Jobs with
 // ControllerName as their source.
+//
+// On clusters without kube-controller-manager (envtest, API servers started
+// by tests, KWOK-style clusters), Options.ActAsBuiltIn makes it the
+// cluster's Job controller instead: it runs the Jobs without spec.managedBy
+// too, with the built-in tracking finalizer.
 package jobcontroller

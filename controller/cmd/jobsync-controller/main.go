@@ -9,6 +9,10 @@
 // --leader-elect-namespace) runs the controller, so several replicas can
 // be deployed. SIGINT or SIGTERM stops it gracefully: syncs under way
 // finish, the Lease is released.
+//
+// On a cluster without kube-controller-manager (envtest, an API server
+// started by tests, a KWOK-style cluster), --act-as-builtin-job-controller
+// makes it run the Jobs the built-in Job controller would run instead.
 package main
 
 import (
