@@ -64,7 +64,7 @@ func TestGangObjectsComeFirstAndThePodGroupNamesTheCreatedWorkload(t *testing.T)
 	}
 	store := memory.NewStore()
 	x := &Executor{Client: client, Recorder: record.NewFakeRecorder(10), TrackingFinalizer: "example.com/t"}
-	res, err := x.Execute(context.Background(), store.Begin(jobsync.Snapshot{Job: job}, plan))
+	res, err := x.Execute(context.Background(), store.Begin(jobsync.Snapshot{Job: job}, jobsync.Options{}, plan))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,12 +100,12 @@ func TestFinishingEventsWaitForTheFinalStatus(t *testing.T) {
 			InterimStatus: &batchv1.JobStatus{},
 			Status:        &batchv1.JobStatus{},
 			Events: []jobsync.Event{
-				{Type: corev1.EventTypeNormal, Reason: "Resumed", Message: "Job resumed"},
-				{Type: corev1.EventTypeNormal, Reason: "Completed", Message: "Job completed"},
+				{Type: corev1.EventTypeNormal, Reason: "Resumed", Message: "Job resumed", After: jobsync.StepPods},
+				{Type: corev1.EventTypeNormal, Reason: "Completed", Message: "Job completed", After: jobsync.StepStatus},
 			},
 		}
 		x := &Executor{Client: client, Recorder: rec, TrackingFinalizer: "example.com/t"}
-		_, err := x.Execute(context.Background(), memory.NewStore().Begin(jobsync.Snapshot{Job: job}, plan))
+		_, err := x.Execute(context.Background(), memory.NewStore().Begin(jobsync.Snapshot{Job: job}, jobsync.Options{}, plan))
 		if finalFails != apierrors.IsConflict(err) {
 			t.Fatalf("final write fails %v: Execute returned %v", finalFails, err)
 		}
