@@ -59,15 +59,17 @@ func Resume(s Snapshot, opts Options, plan Plan, f PodFailures) (Plan, error) {
 	if f.Creations < 0 || f.Creations > len(plan.Creations) {
 		return Plan{}, inputErr("podFailures.creations", f.Creations, fmt.Sprintf("must be from 0 to the plan's %d creations", len(plan.Creations)))
 	}
-	planned := make(map[types.UID]bool, len(plan.Deletions))
+	// A count per UID: each deletion fails at most once (a snapshot may
+	// give one UID to two pods).
+	planned := make(map[types.UID]int, len(plan.Deletions))
 	for _, d := range plan.Deletions {
-		planned[d.Pod.UID] = true
+		planned[d.Pod.UID]++
 	}
 	for i, d := range f.Deletions {
-		if !planned[d.Pod] {
-			return Plan{}, inputErr(fmt.Sprintf("podFailures.deletions[%d].pod", i), d.Pod, "is not a deletion of the plan")
+		if planned[d.Pod] == 0 {
+			return Plan{}, inputErr(fmt.Sprintf("podFailures.deletions[%d].pod", i), d.Pod, "is not a deletion of the plan (or fails twice)")
 		}
-		delete(planned, d.Pod) // each at most once
+		planned[d.Pod]--
 	}
 	rest, err := reconcile(s, opts, &f)
 	if err != nil {
@@ -101,7 +103,7 @@ func (f *PodFailures) apply(c *podCounts, deletions []PodDeletion, managed bool)
 	c.active -= int32(f.Creations)
 	ready := make(map[types.UID]bool, len(deletions))
 	for _, d := range deletions {
-		ready[d.Pod.UID] = d.Ready
+		ready[d.Pod.UID] = ready[d.Pod.UID] || d.Ready
 	}
 	anyFailed := false
 	for _, d := range f.Deletions {
