@@ -10,11 +10,16 @@
 // modifies its inputs; the same snapshot gives a deep-equal plan whatever the
 // order of its pods.
 //
-// The caller carries a plan out in the order of its fields (see Plan). If a
-// step fails, the caller stops, lowers the expectations for the steps not
-// carried out (see the expectations package) and reconciles again from a
-// fresh snapshot: the write-ahead order makes this safe, as no tracking
-// finalizer is removed before the pod is recorded in the Job's status.
+// The caller carries a plan out step by step (Plan.Steps), recording each
+// step's events once it is over. A failed pod creation or deletion does
+// not stop the plan: Resume decides the rest (the status still written for
+// what was done, as upstream writes it), and the error goes to a
+// rate-limited retry afterwards. Any other failed step stops the plan.
+// Advance says what memory to keep of a plan carried out that far, and
+// Observe what each pod informer event lowers in it. The next sync starts
+// from a fresh snapshot: the write-ahead order makes this safe, as no
+// tracking finalizer is removed before the pod is recorded in the Job's
+// status.
 //
 // A caller that keeps its pods by event, as an informer's handlers do, can
 // spare each sync the reading of pods that cannot change its decision or

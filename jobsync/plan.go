@@ -119,7 +119,8 @@ type Plan struct {
 	// left to whoever carries out those steps.
 	Events []Event `json:"events,omitempty"`
 	// Expectations is the memory to keep for the next sync, assuming every
-	// step succeeds; lower it for each step that fails.
+	// step succeeds; Advance says what to keep of a plan carried out in
+	// part.
 	Expectations expectations.Expectations `json:"expectations"`
 	// Backoff is the pod-failure backoff record to keep for the next sync.
 	Backoff backoff.Record `json:"backoff"`
