@@ -10,9 +10,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8stypes "k8s.io/apimachinery/pkg/types"
+	"pgregory.net/rapid"
 
 	"github.com/jobsync/jobsync/backoff"
 	"github.com/jobsync/jobsync/expectations"
+	"github.com/jobsync/jobsync/internal/testsupport/adversarial"
 	"github.com/jobsync/jobsync/jobsync"
 )
 
@@ -70,31 +72,42 @@ func TestPlanSteps(t *testing.T) {
 	past.Status.StartTime = ptrMetaTime(advanceNow.Add(-time.Hour))
 	unknown := exampleJob()
 	unknown.Spec.CompletionMode = ptr(batchv1.CompletionMode("Sometimes"))
+	gang := exampleJob()
+	gang.Spec.CompletionMode = ptr(batchv1.IndexedCompletion)
 	for _, tc := range []struct {
 		name string
 		snap jobsync.Snapshot
+		opts jobsync.Options
 		want []stepSummary
 	}{
-		{"new Job", jobsync.Snapshot{Job: exampleJob(), Now: advanceNow}, []stepSummary{
+		{"gang: WorkloadCreated once the Workload is created", jobsync.Snapshot{Job: gang, Now: advanceNow}, jobsync.Options{WorkloadWithJob: true}, []stepSummary{
+			{Kind: jobsync.StepGang, Calls: 2, Events: []string{"WorkloadCreated"}},
 			{Kind: jobsync.StepPods, Calls: 2},
 			{Kind: jobsync.StepInterimStatus, Calls: 1},
 		}},
-		{"suspended, no pods: Suspended where the deletions would be", jobsync.Snapshot{Job: suspended, Now: advanceNow}, []stepSummary{
+		{"new Job", jobsync.Snapshot{Job: exampleJob(), Now: advanceNow}, jobsync.Options{}, []stepSummary{
+			{Kind: jobsync.StepPods, Calls: 2},
+			{Kind: jobsync.StepInterimStatus, Calls: 1},
+		}},
+		{"suspended, no pods: Suspended where the deletions would be", jobsync.Snapshot{Job: suspended, Now: advanceNow}, jobsync.Options{}, []stepSummary{
 			{Kind: jobsync.StepPods, Events: []string{"Suspended"}},
 			{Kind: jobsync.StepInterimStatus, Calls: 1},
 		}},
-		{"suspended with pods", jobsync.Snapshot{Job: suspendedWithPods, Now: advanceNow, Pods: []*corev1.Pod{activePod(suspendedWithPods, "a", "")}}, []stepSummary{
+		{"suspended with pods", jobsync.Snapshot{Job: suspendedWithPods, Now: advanceNow, Pods: []*corev1.Pod{activePod(suspendedWithPods, "a", "")}}, jobsync.Options{}, []stepSummary{
 			{Kind: jobsync.StepPods, Calls: 1, Events: []string{"Suspended"}},
 			{Kind: jobsync.StepInterimStatus, Calls: 1},
 		}},
-		{"past its deadline: the finishing events wait for the final status", jobsync.Snapshot{Job: past, Now: advanceNow}, []stepSummary{
+		{"past its deadline: the finishing events wait for the final status", jobsync.Snapshot{Job: past, Now: advanceNow}, jobsync.Options{}, []stepSummary{
 			{Kind: jobsync.StepInterimStatus, Calls: 1},
 			{Kind: jobsync.StepStatus, Calls: 1, Events: []string{"DeadlineExceeded"}},
 		}},
-		{"skipped: no steps", jobsync.Snapshot{Job: unknown, Now: advanceNow}, nil},
+		{"skipped: no steps", jobsync.Snapshot{Job: unknown, Now: advanceNow}, jobsync.Options{}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			plan := mustReconcile(t, tc.snap)
+			plan, err := jobsync.Reconcile(tc.snap, tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if diff := cmp.Diff(tc.want, summarizeSteps(plan.Steps())); diff != "" {
 				t.Errorf("Steps() (-want +got):\n%s", diff)
 			}
@@ -348,4 +361,56 @@ func TestObserve(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestEventSteps checks Steps' reading of where each event comes from
+// against the events' reasons, on generated snapshots (with and without
+// WorkloadWithJob): WorkloadCreated after the gang step, Suspended and
+// Resumed after the pod step, the events of a finished Job after the final
+// status, a skipped plan's at once; every event exactly once.
+func TestEventSteps(t *testing.T) {
+	want := func(plan jobsync.Plan, e jobsync.Event) jobsync.StepKind {
+		switch {
+		case plan.Skipped != "":
+			return ""
+		case e.Reason == "WorkloadCreated":
+			return jobsync.StepGang
+		case e.Reason == "Suspended" || e.Reason == "Resumed":
+			return jobsync.StepPods
+		}
+		return jobsync.StepStatus
+	}
+	seen := map[jobsync.StepKind]int{}
+	rapid.Check(t, func(t *rapid.T) {
+		var s jobsync.Snapshot
+		if rapid.Bool().Draw(t, "adversarial") {
+			s = adversarial.Snapshot(t)
+		} else {
+			s = genSnapshot(t)
+		}
+		opts := jobsync.Options{WorkloadWithJob: rapid.Bool().Draw(t, "workloadWithJob")}
+		plan, err := jobsync.Reconcile(s, opts)
+		if err != nil {
+			t.Skip("refused snapshot")
+		}
+		var got []string
+		for _, e := range plan.EventsAtOnce() {
+			got = append(got, string(want(plan, e))+" "+e.Reason)
+			seen[""]++
+		}
+		for _, st := range plan.Steps() {
+			for _, e := range st.Events {
+				got = append(got, string(st.Kind)+" "+e.Reason)
+				seen[st.Kind]++
+			}
+		}
+		var exp []string
+		for _, e := range plan.Events {
+			exp = append(exp, string(want(plan, e))+" "+e.Reason)
+		}
+		if diff := cmp.Diff(exp, got); diff != "" {
+			t.Fatalf("events by step (-by reason +Steps):\n%s", diff)
+		}
+	})
+	t.Logf("events seen by step: %v", seen)
 }

@@ -123,7 +123,7 @@ func Example_externalController() {
 	fmt.Println("built-in controller:", skipped.Skipped)
 	// Output:
 	// created: 2 pods with finalizer [example.com/tracking]
-	// released: 2 events: [{Normal Completed Job completed status}]
+	// released: 2 events: [{Normal Completed Job completed}]
 	// succeeded: 2 last condition: Complete
 	// built-in controller: the Job is managed by "example.com/batch-controller", not by "kubernetes.io/job-controller"
 }

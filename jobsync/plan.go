@@ -113,10 +113,10 @@ type Plan struct {
 	// RequeueAfter, when positive, is how long from Now until time alone may
 	// change the decision (active deadline, pod-failure backoff).
 	RequeueAfter time.Duration `json:"requeueAfter,omitempty"`
-	// Events are the events upstream records for this sync, in order, each
-	// with the step after which it is recorded (Event.After, Steps). Pod
-	// creation and deletion events (SuccessfulCreate, SuccessfulDelete) are
-	// left to whoever carries out those steps.
+	// Events are the events upstream records for this sync, in order; Steps
+	// says after which step each is recorded. Pod creation and deletion
+	// events (SuccessfulCreate, SuccessfulDelete) are left to whoever
+	// carries out those steps.
 	Events []Event `json:"events,omitempty"`
 	// Expectations is the memory to keep for the next sync, assuming every
 	// step succeeds; Advance says what to keep of a plan carried out in
@@ -207,11 +207,4 @@ type Event struct {
 	Type    string `json:"type"`
 	Reason  string `json:"reason"`
 	Message string `json:"message"`
-	// After is the step once over which upstream records the event
-	// (Plan.Steps lists each event with its step): StepGang for
-	// WorkloadCreated, StepPods for Suspended and Resumed (recorded even
-	// when pod calls failed), StepStatus for the events of a finished Job
-	// (recorded only once the final status is written). Empty for the
-	// events of a skipped plan, recorded at once.
-	After StepKind `json:"after,omitempty"`
 }

@@ -32,7 +32,7 @@ func skipSync(s Snapshot, opts Options, plan *Plan) bool {
 	}
 	if m := job.Spec.CompletionMode; m != nil && *m != batchv1.NonIndexedCompletion && *m != batchv1.IndexedCompletion {
 		plan.Skipped = fmt.Sprintf("unknown completion mode %q", *m)
-		plan.Events = append(plan.Events, Event{corev1.EventTypeWarning, "UnknownCompletionMode", "Skipped Job sync because completion mode is unknown", ""})
+		plan.Events = append(plan.Events, Event{corev1.EventTypeWarning, "UnknownCompletionMode", "Skipped Job sync because completion mode is unknown"})
 		return true
 	}
 	return false

@@ -1,5 +1,10 @@
 package jobsync
 
+import (
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
 // StepKind names a step of a plan. The steps come in this order; the calls
 // of one step may run concurrently.
 type StepKind string
@@ -50,7 +55,7 @@ type Step struct {
 
 // Steps returns the steps of the plan that make calls or record events, in
 // order. A skipped plan has no steps; its events are recorded at once
-// (Event.After is empty).
+// (EventsAtOnce).
 //
 // Steps and Advance are the caller's half of the plan contract, in the
 // manner of raft's Ready and Advance: carry each step out in turn, stop
@@ -67,8 +72,8 @@ func (p Plan) Steps() []Step {
 		StepStatus:        boolCount(p.Status != nil),
 	}
 	events := map[StepKind][]Event{}
-	for _, e := range p.Events {
-		events[e.After] = append(events[e.After], e)
+	for i, k := range p.eventSteps() {
+		events[k] = append(events[k], p.Events[i])
 	}
 	var steps []Step
 	for _, k := range stepOrder {
@@ -80,15 +85,59 @@ func (p Plan) Steps() []Step {
 }
 
 // EventsAtOnce returns the events recorded before any step: those of a
-// skipped plan (Event.After empty).
+// skipped plan.
 func (p Plan) EventsAtOnce() []Event {
-	var out []Event
-	for _, e := range p.Events {
-		if e.After == "" {
-			out = append(out, e)
+	if p.Skipped == "" {
+		return nil
+	}
+	return p.Events
+}
+
+// eventSteps returns the step after which each of the plan's events is
+// recorded ("" for at once), read from where each event comes from in the
+// plan, as upstream records it:
+//
+//   - a skipped plan's events (an unknown completion mode), at once;
+//   - the first event of a plan that creates a Workload (WorkloadCreated),
+//     once the gang step is over;
+//   - the events of a plan whose final status finishes the Job (Completed,
+//     TooManySucceededPods, the failure reason), once that status is
+//     written;
+//   - any other (Suspended, Resumed: decided after the pod calls, whatever
+//     they did), once the pod step is over.
+//
+// A plan never records Suspended or Resumed and finishes the Job at once:
+// upstream updates the Suspended condition only when the Job is not
+// finishing. TestEventSteps checks these origins against the reasons.
+func (p Plan) eventSteps() []StepKind {
+	steps := make([]StepKind, len(p.Events))
+	if p.Skipped != "" {
+		return steps
+	}
+	rest := StepPods
+	if finishes(p.Status) {
+		rest = StepStatus
+	}
+	for i := range steps {
+		steps[i] = rest
+	}
+	if p.WorkloadCreation != nil && len(steps) > 0 {
+		steps[0] = StepGang
+	}
+	return steps
+}
+
+// finishes reports whether st carries a true Complete or Failed condition.
+func finishes(st *batchv1.JobStatus) bool {
+	if st == nil {
+		return false
+	}
+	for _, c := range st.Conditions {
+		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue {
+			return true
 		}
 	}
-	return out
+	return false
 }
 
 // Stops reports whether a failure in a step of kind k stops the plan

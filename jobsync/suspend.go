@@ -14,7 +14,7 @@ func (sync *syncState) updateSuspendCondition() bool {
 	if sync.suspended {
 		sync.st.Conditions, changed = setCondition(sync.st.Conditions, "Suspended", corev1.ConditionTrue, reasonSuspended, msgSuspended, sync.now)
 		if changed {
-			sync.plan.Events = append(sync.plan.Events, Event{corev1.EventTypeNormal, "Suspended", msgSuspended, StepPods})
+			sync.plan.Events = append(sync.plan.Events, Event{corev1.EventTypeNormal, "Suspended", msgSuspended})
 			if !sync.opts.KeepStartTimeOnSuspend {
 				sync.st.StartTime = nil
 			}
@@ -23,7 +23,7 @@ func (sync *syncState) updateSuspendCondition() bool {
 	}
 	sync.st.Conditions, changed = setCondition(sync.st.Conditions, "Suspended", corev1.ConditionFalse, reasonResumed, msgResumed, sync.now)
 	if changed {
-		sync.plan.Events = append(sync.plan.Events, Event{corev1.EventTypeNormal, "Resumed", msgResumed, StepPods})
+		sync.plan.Events = append(sync.plan.Events, Event{corev1.EventTypeNormal, "Resumed", msgResumed})
 		sync.st.StartTime = ptrTime(sync.now)
 	}
 	return changed

@@ -359,12 +359,12 @@ func (sync *syncState) enactFinished(finish *batchv1.JobCondition, terminating i
 func (sync *syncState) recordFinished(f *batchv1.JobCondition) {
 	if f.Type == batchv1.JobComplete {
 		if c := sync.job.Spec.Completions; c != nil && sync.st.Succeeded > *c {
-			sync.plan.Events = append(sync.plan.Events, Event{corev1.EventTypeWarning, "TooManySucceededPods", "Too many succeeded pods running after completion count reached", StepStatus})
+			sync.plan.Events = append(sync.plan.Events, Event{corev1.EventTypeWarning, "TooManySucceededPods", "Too many succeeded pods running after completion count reached"})
 		}
-		sync.plan.Events = append(sync.plan.Events, Event{corev1.EventTypeNormal, "Completed", "Job completed", StepStatus})
+		sync.plan.Events = append(sync.plan.Events, Event{corev1.EventTypeNormal, "Completed", "Job completed"})
 		return
 	}
-	sync.plan.Events = append(sync.plan.Events, Event{corev1.EventTypeWarning, f.Reason, f.Message, StepStatus})
+	sync.plan.Events = append(sync.plan.Events, Event{corev1.EventTypeWarning, f.Reason, f.Message})
 }
 
 func equalStringPtr(a, b *string) bool {

@@ -58,7 +58,7 @@ func (sync *syncState) ensureWorkload(workloads []*schedulingv1alpha2.Workload, 
 		}
 		wl = newWorkload(job)
 		sync.plan.WorkloadCreation = wl
-		sync.plan.Events = append(sync.plan.Events, Event{corev1.EventTypeNormal, "WorkloadCreated", fmt.Sprintf("Created Workload %s for Job %s", wl.Name, job.Name), StepGang})
+		sync.plan.Events = append(sync.plan.Events, Event{corev1.EventTypeNormal, "WorkloadCreated", fmt.Sprintf("Created Workload %s for Job %s", wl.Name, job.Name)})
 	case 1:
 		wl = matched[0]
 		if !controlledBy(wl.OwnerReferences, job) {
