@@ -37,12 +37,13 @@ func (p Progress) Done(k StepKind) bool {
 }
 
 func stepIndex(k StepKind) int {
-	for i, o := range stepOrder {
+	order := stepOrder()
+	for i, o := range order {
 		if o == k {
 			return i
 		}
 	}
-	return len(stepOrder)
+	return len(order)
 }
 
 // Advance returns the memory to keep after plan, decided on s (or, after

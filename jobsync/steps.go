@@ -34,8 +34,11 @@ const (
 	StepStatus StepKind = "status"
 )
 
-// stepOrder is the order of the steps of every plan.
-var stepOrder = [...]StepKind{StepClaims, StepGang, StepPods, StepInterimStatus, StepFinalizers, StepStatus}
+// stepOrder returns the order of the steps of every plan (a value, not a
+// variable: the library keeps no mutable globals).
+func stepOrder() [6]StepKind {
+	return [...]StepKind{StepClaims, StepGang, StepPods, StepInterimStatus, StepFinalizers, StepStatus}
+}
 
 // Step is one step of a plan: its kind, how many API calls it makes and the
 // events recorded once it is over.
@@ -76,7 +79,7 @@ func (p Plan) Steps() []Step {
 		events[k] = append(events[k], p.Events[i])
 	}
 	var steps []Step
-	for _, k := range stepOrder {
+	for _, k := range stepOrder() {
 		if calls[k] > 0 || len(events[k]) > 0 {
 			steps = append(steps, Step{Kind: k, Calls: calls[k], Events: events[k]})
 		}
