@@ -414,3 +414,65 @@ func TestEventSteps(t *testing.T) {
 	})
 	t.Logf("events seen by step: %v", seen)
 }
+
+// TestPropertyResumeAndAdvance: on generated and adversarial snapshots,
+// with pod calls failed at random, Advance of a plan carried out to its end
+// is the plan's memory; Resume is deterministic whatever the order of the
+// pods; and the status it decides counts the pods as they are: the plan's
+// active count, less the creations that failed, plus the deletions that
+// failed (a pod found gone counts as deleted).
+func TestPropertyResumeAndAdvance(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var s jobsync.Snapshot
+		if rapid.Bool().Draw(t, "adversarial") {
+			s = adversarial.Snapshot(t)
+		} else {
+			s = genSnapshot(t)
+		}
+		opts := jobsync.Options{}
+		plan, err := jobsync.Reconcile(s, opts)
+		if err != nil {
+			t.Skip("refused snapshot")
+		}
+		uidsEqual := cmp.Comparer(func(a, b expectations.UIDSet) bool { return a.Equal(b) })
+		full := jobsync.Advance(s, plan, jobsync.Progress{})
+		if diff := cmp.Diff(jobsync.Memory{Expectations: plan.Expectations, Backoff: plan.Backoff}, full, uidsEqual); diff != "" {
+			t.Fatalf("Advance of a plan carried out to its end (-plan +Advance):\n%s", diff)
+		}
+
+		var f jobsync.PodFailures
+		f.Creations = rapid.IntRange(0, len(plan.Creations)).Draw(t, "failedCreations")
+		stillActive := 0
+		for _, d := range plan.Deletions {
+			switch rapid.IntRange(0, 2).Draw(t, "deletion") {
+			case 1:
+				f.Deletions = append(f.Deletions, jobsync.DeletionFailure{Pod: d.Pod.UID})
+				stillActive++
+			case 2:
+				f.Deletions = append(f.Deletions, jobsync.DeletionFailure{Pod: d.Pod.UID, Gone: true})
+			}
+		}
+		rest, err := jobsync.Resume(s, opts, plan, f)
+		if err != nil {
+			t.Fatalf("Resume: %v", err)
+		}
+		shuffled := s
+		shuffled.Pods = rapid.Permutation(s.Pods).Draw(t, "pods")
+		again, err := jobsync.Resume(shuffled, opts, plan, f)
+		if err != nil {
+			t.Fatalf("Resume on the pods in another order: %v", err)
+		}
+		if diff := cmp.Diff(rest, again, uidsEqual); diff != "" {
+			t.Fatalf("Resume depends on the order of the pods (-sorted +shuffled):\n%s", diff)
+		}
+		for _, st := range []struct{ planned, resumed *batchv1.JobStatus }{{plan.InterimStatus, rest.InterimStatus}, {plan.Status, rest.Status}} {
+			if st.planned == nil || st.resumed == nil {
+				continue
+			}
+			if want := st.planned.Active - int32(f.Creations) + int32(stillActive); st.resumed.Active != want {
+				t.Fatalf("resumed status active %d, want %d (planned %d, %d creations and %d deletions failed)",
+					st.resumed.Active, want, st.planned.Active, f.Creations, stillActive)
+			}
+		}
+	})
+}
