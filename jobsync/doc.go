@@ -41,13 +41,16 @@
 //     decision (active deadline, pod-failure backoff); zero for none.
 //  9. Events, and Expectations and Backoff to keep for the next call.
 //
-// If a step fails, stop, lower the expectations for what was not done
-// (Expectations.CreationObserved, DeletionObserved, FinalizerRemovalObserved
-// in the expectations package) and reconcile again from a fresh snapshot.
-// The write-ahead order makes this safe: no pod loses its tracking finalizer
-// before the Job's status holds it. Your informer's observations lower the
-// expectations the same way (a pod seen created, seen with a deletion
-// timestamp or gone, seen without the finalizer).
+// The caller carries a plan out step by step (Plan.Steps), recording each
+// step's events once it is over. A failed pod creation or deletion does
+// not stop the plan: Resume decides the rest (the status still written for
+// what was done, as upstream writes it), and the error goes to a
+// rate-limited retry afterwards. Any other failed step stops the plan.
+// Advance says what memory to keep of a plan carried out that far, and
+// Observe what each pod informer event lowers in it. The next sync starts
+// from a fresh snapshot: the write-ahead order makes this safe, as no
+// tracking finalizer is removed before the pod is recorded in the Job's
+// status.
 //
 // Every creation, deletion and finalizer removal carries a Reason a person
 // can read, and Plan.Notes explain decisions that lead to no action ("no

@@ -115,12 +115,14 @@ type Plan struct {
 	// RequeueAfter, when positive, is how long from Now until time alone may
 	// change the decision (active deadline, pod-failure backoff).
 	RequeueAfter time.Duration `json:"requeueAfter,omitempty"`
-	// Events are the events upstream records for this sync, in order. Pod
-	// creation and deletion events (SuccessfulCreate, SuccessfulDelete) are
-	// left to whoever carries out those steps.
+	// Events are the events upstream records for this sync, in order; Steps
+	// says after which step each is recorded. Pod creation and deletion
+	// events (SuccessfulCreate, SuccessfulDelete) are left to whoever
+	// carries out those steps.
 	Events []Event `json:"events,omitempty"`
 	// Expectations is the memory to keep for the next sync, assuming every
-	// step succeeds; lower it for each step that fails.
+	// step succeeds; Advance says what to keep of a plan carried out in
+	// part.
 	Expectations expectations.Expectations `json:"expectations"`
 	// Backoff is the pod-failure backoff record to keep for the next sync.
 	Backoff backoff.Record `json:"backoff"`
