@@ -4,13 +4,8 @@ import (
 	"context"
 	"testing"
 
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/record"
-
-	"github.com/jobsync/jobsync/jobsync"
 )
 
 // TestNoSyncOnceStopped: a worker that takes a key after the controller's
@@ -18,20 +13,9 @@ import (
 // orphan workers. Before, syncs ran on a context shutdown did not reach
 // and the workers emptied the queue.
 func TestNoSyncOnceStopped(t *testing.T) {
-	const name = "example.com/jobsync"
-	job := jobsync.Default(&batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "pi", UID: "job-uid", ResourceVersion: "1"},
-		Spec: batchv1.JobSpec{
-			Parallelism: new(int32(1)), Completions: new(int32(1)), ManagedBy: new(name),
-			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"job": "pi"}},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"job": "pi"}},
-				Spec:       corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "c", Image: "i"}}},
-			},
-		},
-	})
+	job := testJob("job-uid")
 	client := fake.NewClientset(job)
-	c, err := New(client, Options{ControllerName: name, Recorder: record.NewFakeRecorder(10)})
+	c, err := New(client, Options{ControllerName: testController, Recorder: record.NewFakeRecorder(10)})
 	if err != nil {
 		t.Fatal(err)
 	}
