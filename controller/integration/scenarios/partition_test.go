@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -56,88 +57,211 @@ func partitionRuns() []partitionRun {
 var partitionLease = jobcontroller.LeaderElection{LeaseDuration: 4 * time.Second, RenewDeadline: 3 * time.Second, RetryPeriod: 500 * time.Millisecond}
 
 // TestFaultsPartitionedLeader: two replicas of our controller under leader
-// election (Lease 4s, renew deadline 3s, retry 0.5s). The leader's Lease
-// requests start hanging until they time out while the rest of its
-// traffic flows; 2.5s later Jobs of one completion and backoffLimit 0 are
-// created, each with an upstream twin run by upstream's controller,
-// fault-free, on the same API server. The old leader must make no
-// successful write once the new leader has taken the Lease, no Job may run
-// a second pod, every Job must end as its upstream twin, no pod may keep a
-// tracking finalizer, and the old leader must return ErrLeaseLost (the
-// command exits non-zero with it). CI runs 20 Jobs per run;
-// -sidebyside.partition runs 300.
+// election (Lease 4s, renew deadline 3s, retry 0.5s), each started afresh
+// under a new identity whenever it returns, as a Deployment restarts a
+// process that exited. The leader's Lease requests start hanging until
+// they time out while the rest of its traffic flows; 2.5s later Jobs of
+// one completion and backoffLimit 0 are created, each with an upstream
+// twin run by upstream's controller, fault-free, on the same API server.
+// The old leader must make no successful write once the new leader has
+// taken the Lease (and no instance may write once another holds the
+// Lease), no Job may run a second pod, every Job must end as its upstream
+// twin, no pod may keep a tracking finalizer, and the old leader must
+// return ErrLeaseLost (the command exits non-zero with it). CI runs 20
+// Jobs per run; -sidebyside.partition runs 300.
 func TestFaultsPartitionedLeader(t *testing.T) {
 	for _, pr := range partitionRuns() {
 		t.Run(pr.name, func(t *testing.T) {
-			t.Parallel()
+			if !*partitionFlag {
+				// The long form runs one at a time: three API servers
+				// with 600 Jobs each starve a 2-core machine.
+				t.Parallel()
+			}
 			runPartition(t, pr)
 		})
 	}
 }
 
-// replica is one replica of our controller under leader election.
+// replica is one replica of our controller under leader election, run
+// as a Deployment would run it: each time it returns (ErrLeaseLost), a
+// fresh process (a new Controller, its memory empty) starts in its place,
+// under a new identity so that each instance's writes can be told apart.
 type replica struct {
-	id   string
-	tr   *leaderTransport
-	done chan error
+	name string
+	// cut, once set, makes every Lease request of the replica hang until
+	// its context ends.
+	cut                atomic.Bool
+	minDelay, maxDelay time.Duration
+
+	mu        sync.Mutex
+	instances []*leaderTransport // one per instance, in order
+	exits     []error            // what each instance returned
 }
 
-func startReplica(t *testing.T, e *env, id string, tr *leaderTransport) *replica {
+func startReplica(t *testing.T, e *env, name string, minDelay, maxDelay time.Duration) *replica {
 	t.Helper()
-	cfg := rest.CopyConfig(e.srv.Config)
-	cfg.QPS, cfg.Burst = -1, -1
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { tr.rt = rt; return tr })
-	client, err := kubernetes.NewForConfig(rest.AddUserAgent(cfg, "jobsync-controller"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := jobcontroller.New(client, jobcontroller.Options{ControllerName: oursName, Sync: jobsync.Options{BackoffBase: backoffBase}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := &replica{name: name, minDelay: minDelay, maxDelay: maxDelay}
 	_, ctx := ktesting.NewTestContext(t)
 	ctx, cancel := context.WithCancel(ctx)
-	r := &replica{id: id, tr: tr, done: make(chan error, 1)}
-	le := partitionLease
-	le.Identity = id
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		r.done <- c.RunLeaderElected(ctx, le)
+		for n := 1; ctx.Err() == nil; n++ {
+			err := r.runInstance(ctx, e, fmt.Sprintf("%s-%d", name, n), uint64(n))
+			r.mu.Lock()
+			r.exits = append(r.exits, err)
+			r.mu.Unlock()
+		}
 	}()
 	t.Cleanup(func() {
 		cancel()
 		select {
 		case <-finished:
 		case <-time.After(30 * time.Second):
-			t.Errorf("replica %s did not stop within 30s", id)
+			t.Errorf("replica %s did not stop within 30s", name)
 		}
 	})
 	return r
 }
 
+func (r *replica) runInstance(ctx context.Context, e *env, identity string, seed uint64) error {
+	tr := &leaderTransport{identity: identity, cut: &r.cut, minDelay: r.minDelay, maxDelay: r.maxDelay, rng: newRand(seed)}
+	r.mu.Lock()
+	r.instances = append(r.instances, tr)
+	r.mu.Unlock()
+	cfg := rest.CopyConfig(e.srv.Config)
+	cfg.QPS, cfg.Burst = -1, -1
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { tr.rt = rt; return tr })
+	client, err := kubernetes.NewForConfig(rest.AddUserAgent(cfg, "jobsync-controller"))
+	if err != nil {
+		return err
+	}
+	c, err := jobcontroller.New(client, jobcontroller.Options{ControllerName: oursName, Sync: jobsync.Options{BackoffBase: backoffBase}})
+	if err != nil {
+		return err
+	}
+	le := partitionLease
+	le.Identity = identity
+	err = c.RunLeaderElected(ctx, le)
+	if ctx.Err() == nil {
+		// A process restarted by its supervisor is not back at once.
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+	return err
+}
+
+func (r *replica) transports() []*leaderTransport {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*leaderTransport(nil), r.instances...)
+}
+
+func (r *replica) firstExit() (error, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.exits) == 0 {
+		return nil, false
+	}
+	return r.exits[0], true
+}
+
+// leaseHistory records every holder of a Lease with the time it acquired
+// it (the Lease's acquireTime, written by the acquirer's clock, which is
+// the test's).
+type leaseHistory struct {
+	mu    sync.Mutex
+	terms []leaseTerm
+}
+
+type leaseTerm struct {
+	holder   string
+	acquired time.Time
+}
+
+func watchLease(t *testing.T, e *env, name string) *leaseHistory {
+	t.Helper()
+	h := &leaseHistory{}
+	w, err := e.srv.Client.CoordinationV1().Leases("default").Watch(e.ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	go func() {
+		for ev := range w.ResultChan() {
+			l, ok := ev.Object.(*coordinationv1.Lease)
+			if !ok || l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity == "" || l.Spec.AcquireTime == nil {
+				continue
+			}
+			h.mu.Lock()
+			if n := len(h.terms); n == 0 || h.terms[n-1].holder != *l.Spec.HolderIdentity || !h.terms[n-1].acquired.Equal(l.Spec.AcquireTime.Time) {
+				h.terms = append(h.terms, leaseTerm{*l.Spec.HolderIdentity, l.Spec.AcquireTime.Time})
+			}
+			h.mu.Unlock()
+		}
+	}()
+	return h
+}
+
+// holderAt returns who held the Lease at t, by the history.
+func (h *leaseHistory) holderAt(t time.Time) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	holder := ""
+	for _, term := range h.terms {
+		if !term.acquired.After(t) {
+			holder = term.holder
+		}
+	}
+	return holder
+}
+
+// next returns the first term that began after t, if any.
+func (h *leaseHistory) next(after time.Time, holder string) (leaseTerm, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, term := range h.terms {
+		if term.acquired.After(after) && term.holder != holder {
+			return term, true
+		}
+	}
+	return leaseTerm{}, false
+}
+
+// describe lists the terms, with times from t0.
+func (h *leaseHistory) describe(t0 time.Time) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var parts []string
+	for _, term := range h.terms {
+		parts = append(parts, fmt.Sprintf("%s at %v", term.holder, term.acquired.Sub(t0).Round(10*time.Millisecond)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (h *leaseHistory) current() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.terms) == 0 {
+		return ""
+	}
+	return h.terms[len(h.terms)-1].holder
+}
+
 func runPartition(t *testing.T, pr partitionRun) {
 	e := newEnv(t)
 	up := startController(t, e.srv.Config, controllerSpec{kind: "upstream", qps: -1})
-	a := startReplica(t, e, "replica-a", &leaderTransport{minDelay: pr.minDelay, maxDelay: pr.maxDelay, rng: newRand(uint64(pr.jobs))})
-	leaseName := jobcontroller.LeaseNameFor(oursName)
-	lease := func() (holder string, acquired time.Time) {
-		l, err := e.srv.Client.CoordinationV1().Leases("default").Get(e.ctx, leaseName, metav1.GetOptions{})
-		if err != nil || l.Spec.HolderIdentity == nil {
-			return "", time.Time{}
-		}
-		if l.Spec.AcquireTime != nil {
-			acquired = l.Spec.AcquireTime.Time
-		}
-		return *l.Spec.HolderIdentity, acquired
-	}
-	waitFor(t, 30*time.Second, "replica-a leads", func() bool { h, _ := lease(); return h == "replica-a" })
-	startReplica(t, e, "replica-b", &leaderTransport{})
+	leases := watchLease(t, e, jobcontroller.LeaseNameFor(oursName))
+	a := startReplica(t, e, "replica-a", pr.minDelay, pr.maxDelay)
+	waitFor(t, 30*time.Second, "replica-a leads", func() bool { return leases.current() == "replica-a-1" })
+	b := startReplica(t, e, "replica-b", 0, 0)
 	// Let replica-a run a while and replica-b see its renewals.
 	time.Sleep(2 * time.Second)
 
 	partitioned := time.Now()
-	a.tr.partition()
+	a.cut.Store(true)
 	time.Sleep(2500 * time.Millisecond)
 
 	ours := &controller{kind: "ours", managedBy: oursName, finalizer: jobcontroller.TrackingFinalizerFor(oursName), calls: newAPICalls()}
@@ -202,17 +326,14 @@ func runPartition(t *testing.T, pr partitionRun) {
 		time.Sleep(500 * time.Millisecond)
 	}
 
-	holder, takeover := lease()
-	if holder != "replica-b" {
-		t.Fatalf("the Lease is held by %q, want replica-b", holder)
+	takeover, ok := leases.next(partitioned, "replica-a-1")
+	if !ok {
+		t.Fatalf("no replica took the Lease over from replica-a-1")
 	}
-	select {
-	case err := <-a.done:
-		if !errors.Is(err, jobcontroller.ErrLeaseLost) {
-			t.Errorf("the old leader returned %v, want ErrLeaseLost", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Errorf("the old leader still runs 30s after the Jobs finished")
+	if exit, ok := a.firstExit(); !ok {
+		t.Errorf("the partitioned leader still runs")
+	} else if !errors.Is(exit, jobcontroller.ErrLeaseLost) {
+		t.Errorf("the partitioned leader returned %v, want ErrLeaseLost", exit)
 	}
 
 	// Let finalizer removals land, then look at every pod.
@@ -226,7 +347,31 @@ func runPartition(t *testing.T, pr partitionRun) {
 	}
 	e.seenMu.Unlock()
 
-	afterPartition, afterTakeover := a.tr.successfulWrites(partitioned), a.tr.successfulWrites(takeover)
+	// Every successful write of an instance must fall within its own
+	// term: answered while it was the last to have acquired the Lease.
+	var afterPartition, afterTakeover, overlapping []loggedWrite
+	for _, r := range []*replica{a, b} {
+		for _, tr := range r.transports() {
+			for _, w := range tr.successfulWrites(time.Time{}) {
+				if holder := leases.holderAt(w.answered); holder != tr.identity {
+					overlapping = append(overlapping, w)
+					if len(overlapping) <= 5 {
+						t.Errorf("%s: %s answered %v after the Lease went to %s", tr.identity, w.what, w.answered.Sub(partitioned).Round(time.Millisecond), holder)
+					}
+				}
+			}
+		}
+	}
+	for _, w := range a.transports()[0].successfulWrites(partitioned) {
+		afterPartition = append(afterPartition, w)
+		if w.answered.After(takeover.acquired) {
+			afterTakeover = append(afterTakeover, w)
+		}
+	}
+	// Our Jobs start only once a new leader has listed everything and its
+	// five workers come to them: a second more per ten Jobs on top of the
+	// fault runs' tolerance.
+	tolerance := faultTolerance + time.Duration(pr.jobs/10)*time.Second
 	twice, differ := 0, 0
 	for _, r := range runs {
 		if r.ctl != ours {
@@ -239,7 +384,7 @@ func runPartition(t *testing.T, pr partitionRun) {
 			}
 		}
 		twin := byName[strings.TrimSuffix(r.name, "-ours")+"-upstream"]
-		diffs := compare(&record{Job: twin.name, Outcome: outcomeOf(twin.last, false)}, &record{Job: r.name, Outcome: outcomeOf(r.last, false)}, false, faultTolerance)
+		diffs := compare(&record{Job: twin.name, Outcome: outcomeOf(twin.last, false)}, &record{Job: r.name, Outcome: outcomeOf(r.last, false)}, false, tolerance)
 		if len(diffs) > 0 {
 			differ++
 			if differ <= 5 {
@@ -254,11 +399,14 @@ func runPartition(t *testing.T, pr partitionRun) {
 			}
 		}
 	}
-	t.Logf("%s: the new leader took the Lease %v after the partition; the old leader made %d successful writes after the partition, %d after the takeover%s; %d of %d Jobs ran two pods or more; %d ended apart from their upstream twins",
-		pr.name, takeover.Sub(partitioned).Round(10*time.Millisecond), len(afterPartition), len(afterTakeover), describeWrites(afterTakeover),
-		twice, pr.jobs, differ)
+	t.Logf("%s: %s took the Lease %v after the partition; the old leader made %d successful writes after the partition, %d after the takeover%s; %d writes by an instance outside its term; leaders: %s; %d of %d Jobs ran two pods or more; %d ended apart from their upstream twins",
+		pr.name, takeover.holder, takeover.acquired.Sub(partitioned).Round(10*time.Millisecond), len(afterPartition), len(afterTakeover), describeWrites(afterTakeover),
+		len(overlapping), leases.describe(partitioned), twice, pr.jobs, differ)
 	if len(afterTakeover) > 0 {
 		t.Errorf("the old leader made %d successful writes after the new leader took the Lease, want none", len(afterTakeover))
+	}
+	if len(overlapping) > 0 {
+		t.Errorf("%d successful writes by an instance after another took the Lease, want none", len(overlapping))
 	}
 	if twice > 0 {
 		t.Errorf("%d Jobs of one completion ran two pods or more, want none", twice)
@@ -327,11 +475,12 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 // request that times out), delays each request by a random time in
 // [minDelay, maxDelay], and logs the writes other than the Lease's.
 type leaderTransport struct {
+	identity           string
+	cut                *atomic.Bool
 	minDelay, maxDelay time.Duration
 	rng                *rand.Rand
 
 	rt     http.RoundTripper
-	cut    atomic.Bool
 	mu     sync.Mutex
 	writes []loggedWrite
 }
@@ -343,8 +492,6 @@ type loggedWrite struct {
 	answered   time.Time
 	successful bool
 }
-
-func (tr *leaderTransport) partition() { tr.cut.Store(true) }
 
 // successfulWrites returns the writes answered with success after t.
 func (tr *leaderTransport) successfulWrites(t time.Time) []loggedWrite {
