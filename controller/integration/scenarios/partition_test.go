@@ -302,7 +302,8 @@ func runPartition(t *testing.T, pr partitionRun) {
 	for _, r := range runs {
 		byName[r.name] = r
 	}
-	deadline := time.Now().Add(time.Duration(60+pr.jobs/2) * time.Second)
+	limit := time.Duration(60+pr.jobs/2) * time.Second
+	deadline := time.Now().Add(limit)
 	for {
 		list, err := e.srv.Client.BatchV1().Jobs(ns).List(e.ctx, metav1.ListOptions{})
 		if err != nil {
@@ -321,7 +322,7 @@ func runPartition(t *testing.T, pr partitionRun) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d Jobs not finished within %v", left, time.Until(deadline)+time.Duration(60+pr.jobs/2)*time.Second)
+			t.Fatalf("%d Jobs not finished within %v of their creation", left, limit)
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
