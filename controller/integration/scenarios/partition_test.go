@@ -230,6 +230,19 @@ func (h *leaseHistory) next(after time.Time, holder string) (leaseTerm, bool) {
 	return leaseTerm{}, false
 }
 
+// termsAfter counts the terms that began after t.
+func (h *leaseHistory) termsAfter(t time.Time) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, term := range h.terms {
+		if term.acquired.After(t) {
+			n++
+		}
+	}
+	return n
+}
+
 // describe lists the terms, with times from t0.
 func (h *leaseHistory) describe(t0 time.Time) string {
 	h.mu.Lock()
@@ -371,8 +384,15 @@ func runPartition(t *testing.T, pr partitionRun) {
 	}
 	// Our Jobs start only once a new leader has listed everything and its
 	// five workers come to them: a second more per ten Jobs on top of the
-	// fault runs' tolerance.
+	// fault runs' tolerance. A leader that changed again (on a loaded
+	// machine, the new leader too can pass its renew deadline, and the
+	// next starts cold once more) delays them by as much again each time:
+	// then only counts and conditions are compared.
 	tolerance := faultTolerance + time.Duration(pr.jobs/10)*time.Second
+	if changes := leases.termsAfter(partitioned); changes > 1 {
+		t.Logf("the Lease changed hands %d times after the partition: start and completion times are not compared", changes)
+		tolerance = time.Hour
+	}
 	twice, differ := 0, 0
 	for _, r := range runs {
 		if r.ctl != ours {
