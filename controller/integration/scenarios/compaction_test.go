@@ -55,6 +55,11 @@ func TestWatchCompaction(t *testing.T) {
 	if recs == nil {
 		return
 	}
+	// What is measured is the time; what must hold regardless is the
+	// outcome: the same counts and conditions on both sides.
+	for _, d := range compare(recs[0], recs[1], false, time.Hour) {
+		t.Errorf("the Jobs ended apart: %v", d)
+	}
 	for _, rec := range recs {
 		t.Logf("%s: %s in %v; calls %s; lists and watches of Jobs and pods: %d", rec.Controller, describe(rec.Outcome), rec.Wall.Round(100*time.Millisecond),
 			summary(rec.Calls, true), rec.AllCalls["list jobs"]+rec.AllCalls["list pods"]+rec.AllCalls["watch jobs"]+rec.AllCalls["watch pods"])
