@@ -231,6 +231,10 @@ func (c *Cluster) flush() {
 func (c *Cluster) deliverJob(ev watchEvent) {
 	if ev.deleted {
 		c.view.setJob(nil)
+		// The Job's memory goes with it, as upstream (v1.37) drops a
+		// deleted Job's expectations in its deletion handler: a new Job of
+		// the same name must not wait for what the old one expected.
+		c.mem = memory{}
 		return
 	}
 	c.view.setJob(ev.job)
