@@ -107,8 +107,8 @@ func checkDeviation(t *testing.T, id string, c gen.Case, classOf map[string]stri
 	})
 }
 
-// workloadWithJobID is D3, v1.37's WorkloadWithJob.
-const workloadWithJobID = "D3: v1.37's WorkloadWithJob is not modelled"
+// workloadWithJobID is D4, v1.37's WorkloadWithJob.
+const workloadWithJobID = "D4: v1.37's WorkloadWithJob is not modelled"
 
 // gangCandidate is a new Indexed Job with parallelism 2 equal to its
 // completions and no scheduling group in its template: the Job for which

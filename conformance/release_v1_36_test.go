@@ -11,7 +11,7 @@ import (
 
 // What differs between the releases this module runs against, for v1.36
 // (the release go.mod pins; release.sh builds the others with their tag).
-// v1.36's WorkloadWithJob is modelled (Options.WorkloadWithJob): D3 is
+// v1.36's WorkloadWithJob is modelled (Options.WorkloadWithJob): D4 is
 // v1.37's, every scenario file is compared, every row of UPSTREAM.md read.
 
 // notModelledScenario reports a scenario file that this release decides in a
@@ -26,7 +26,7 @@ func releaseDeviationCases() []releaseDeviationCase { return nil }
 
 var otherReleaseDeviations = []string{workloadWithJobID}
 
-// TestWorkloadWithJobModelledOnThisRelease decides D3's snapshot with the
+// TestWorkloadWithJobModelledOnThisRelease decides D4's snapshot with the
 // library's WorkloadWithJob option on: on v1.36 both sides create the same
 // Workload, PodGroup and pods.
 func TestWorkloadWithJobModelledOnThisRelease(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 
 // What differs between the releases this module runs against, for v1.37
 // (release.sh v1.37.2 builds it with the upstream_1_37 tag): its
-// WorkloadWithJob, which the library does not model (DEVIATIONS.md D3).
+// WorkloadWithJob, which the library does not model (DEVIATIONS.md D4).
 // With the gate off, the default, the two releases decide alike.
 
 // notModelledScenario reports the scenario files that turn WorkloadWithJob
@@ -27,7 +27,7 @@ func notModelledRow(line string) bool {
 	return strings.Contains(line, "`Options.WorkloadWithJob`")
 }
 
-// releaseDeviationCases is D3's snapshot. The case turns the gate on for
+// releaseDeviationCases is D4's snapshot. The case turns the gate on for
 // upstream only (UpstreamGates): the library's options stand for no v1.37
 // gate.
 

@@ -32,7 +32,7 @@ type Deviation struct {
 var situations = map[string]func(Verdict) bool{
 	"D1": counterOverflow,
 	"D2": templateWithoutLabels,
-	"D3": workloadWithJobNotModelled,
+	"D4": workloadWithJobNotModelled,
 }
 
 // counterOverflow is D1: the library refuses a snapshot because a counter
@@ -59,7 +59,7 @@ func templateWithoutLabels(v Verdict) bool {
 		v.Library.Error == "" && len(v.Library.Creations) == 0 && v.Library.Expectations.Creations == 0
 }
 
-// workloadWithJobNotModelled is D3: upstream runs with the WorkloadWithJob
+// workloadWithJobNotModelled is D4: upstream runs with the WorkloadWithJob
 // gate of a release whose WorkloadWithJob the library does not model (the
 // case asks for it in UpstreamGates, not in Options), and creates a
 // Workload, a PodGroup or pods in a PodGroup, where the library creates
