@@ -62,16 +62,28 @@ func TestDeviationsAreReal(t *testing.T) {
 			},
 			pod: scenario.Pod{Name: "bare-a", Labels: map[string]string{}},
 		},
+		{
+			id: "D3: a negative activeDeadlineSeconds is refused, not taken as passed",
+			job: batchv1.Job{
+				ObjectMeta: metav1.ObjectMeta{Name: "late"},
+				Spec:       batchv1.JobSpec{Parallelism: ptr(int32(1)), ActiveDeadlineSeconds: ptr(int64(-5))},
+				Status: batchv1.JobStatus{
+					StartTime: &metav1.Time{Time: now.Add(-time.Minute)}, Active: 1, Ready: ptr(int32(0)), Terminating: ptr(int32(0)),
+					UncountedTerminatedPods: &batchv1.UncountedTerminatedPods{},
+				},
+			},
+			pod: scenario.Pod{Name: "late-a"},
+		},
 	} {
 		job := scenario.Job(tc.job)
 		snap := jobsyncSnapshot(job, scenario.PodFor(job, tc.pod, batchv1.JobTrackingFinalizer), now.Time)
 		checkDeviation(t, tc.id, gen.Case{Family: "deviation", Snapshot: snap}, classOf, allowed)
 	}
-	// Deviations of one release of upstream (deviations_v1_*_test.go).
+	// Deviations of one release of upstream (release_v1_*_test.go).
 	for _, rc := range releaseDeviationCases() {
 		checkDeviation(t, rc.id, rc.c, classOf, allowed)
 	}
-	if want := 2 + len(releaseDeviationCases()) + len(otherReleaseDeviations); len(devs) != want {
+	if want := 3 + len(releaseDeviationCases()) + len(otherReleaseDeviations); len(devs) != want {
 		t.Errorf("DEVIATIONS.md lists %d entries and this test knows %d: add a snapshot for each new entry", len(devs), want)
 	}
 }

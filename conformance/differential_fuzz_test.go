@@ -28,7 +28,7 @@ import (
 //
 // For a Job the API server would refuse, only the first two are checked:
 // such a Job is refused, decided as upstream decides it, or, in the cases
-// listed in README's bad-input section, decided otherwise.
+// listed in jobsync/INPUT.md, decided otherwise.
 //
 // A panic inside upstream's syncJob is upstream's: the snapshot passes,
 // whatever the library did short of panicking.

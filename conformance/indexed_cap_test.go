@@ -18,7 +18,7 @@ import (
 // finalizers beyond it. A NonIndexed Job, whose every finished pod counts,
 // is capped at 500. It is why a long NonIndexed Job keeps a backlog of
 // finished pods still carrying the finalizer and an Indexed one does not
-// (BENCHMARKS.md, "Where a million pods go").
+// (the jobsync package documentation, "Jobs of many pods").
 func TestIndexedCapCountsNewIndexesOnly(t *testing.T) {
 	for _, tc := range []struct {
 		mode         benchsnap.Mode

@@ -33,6 +33,9 @@ case "$version" in
   *) echo "$0: $version is not a k8s.io/kubernetes version (v1.N.M)" >&2; exit 2 ;;
 esac
 staging="v0.${version#v1.}"
+# The modules moved here replace the staging modules themselves and stay out
+# of the root go.work (CONTRIBUTING.md): work on each alone.
+export GOWORK=off
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 if [ $# -eq 0 ]; then

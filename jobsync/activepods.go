@@ -39,8 +39,11 @@ import (
 // Pods are told apart by UID. The set keeps the pointers it is given and
 // reads each pod when it is put: a pod it holds must not be modified (an
 // informer's objects never are); a changed pod is put again, as a new
-// object. ActivePods is not safe for concurrent use: put and delete
-// between syncs, not during one. Reconcile only reads it.
+// object. A pod is held or listed in Snapshot.Pods, never both: Reconcile
+// refuses a snapshot that lists a pod whose UID the set holds (the pod put
+// and listed too, or a newer copy listed while the old one stays held),
+// which would count twice. ActivePods is not safe for concurrent use: put
+// and delete between syncs, not during one. Reconcile only reads it.
 type ActivePods struct {
 	// job is the Job the set was made for: its UID, name, namespace,
 	// selector and completion mode, which the API server never changes,

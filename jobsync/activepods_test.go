@@ -1,6 +1,8 @@
 package jobsync_test
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -21,8 +23,9 @@ type podSet interface {
 
 // holdIn puts into set the pods for which hold says yes and the set takes,
 // and returns the others in their order. A pod whose UID the set already
-// holds stays out: a snapshot may give one UID to two pods, and the sets
-// tell pods apart by UID (putting the second would replace the first).
+// holds stays in the list: a snapshot may give one UID to two pods, and the
+// sets tell pods apart by UID (putting the second would replace the
+// first). Reconcile refuses the result (see checkSplitError).
 func holdIn(pods []*corev1.Pod, set podSet, hold func(i int) bool) []*corev1.Pod {
 	var rest []*corev1.Pod
 	for i, p := range pods {
@@ -31,6 +34,43 @@ func holdIn(pods []*corev1.Pod, set podSet, hold func(i int) bool) []*corev1.Pod
 		}
 	}
 	return rest
+}
+
+// listedHeld returns the position in s.Pods of the first pod whose UID
+// s.Active or s.Succeeded holds, -1 for none.
+func listedHeld(s jobsync.Snapshot) int {
+	for i, p := range s.Pods {
+		if p != nil && (s.Active.Has(p.UID) || s.Succeeded.Has(p.UID)) {
+			return i
+		}
+	}
+	return -1
+}
+
+// checkSplitError checks got and err2, Reconcile's answer on split (the
+// snapshot with some of its pods held in sets), against err, its error on
+// the whole snapshot. A split that lists a pod a set holds must be refused
+// with an *InputError, and when the whole snapshot gives no error of its
+// own, one that names the first such pod; unless the sync is skipped
+// before it reads any pod (Plan.Skipped). Any other split errs exactly
+// when the whole snapshot does. It reports whether the plans are to be
+// compared: whether both succeeded. what says what the split holds.
+func checkSplitError(t fataler, err error, got jobsync.Plan, err2 error, split jobsync.Snapshot, what string) bool {
+	at := listedHeld(split)
+	if at < 0 || (err2 == nil && got.Skipped != "") {
+		if (err == nil) != (err2 == nil) {
+			t.Fatalf("holding %s changes whether there is an error: %v / %v", what, err, err2)
+		}
+		return err == nil
+	}
+	var ie *jobsync.InputError
+	if !errors.As(err2, &ie) {
+		t.Fatalf("holding %s leaves pods[%d] (UID %s) both listed and held, and the error is %v, not an *InputError", what, at, split.Pods[at].UID, err2)
+	}
+	if err == nil && (ie.Field != fmt.Sprintf("pods[%d].metadata.uid", at) || ie.Value != any(split.Pods[at].UID)) {
+		t.Fatalf("holding %s leaves pods[%d] (UID %s) both listed and held, and the error names another field: %v", what, at, split.Pods[at].UID, err2)
+	}
+	return false
 }
 
 // withHeld returns the snapshot with the active pods for which hold says
@@ -65,10 +105,7 @@ func TestPropertyHeldActivePods(t *testing.T) {
 		held, n := withHeld(s, func(int) bool { return all || rapid.Bool().Draw(t, "hold") })
 		cases++
 		got, err2 := jobsync.Reconcile(held, opts)
-		if (err == nil) != (err2 == nil) {
-			t.Fatalf("holding %d active pods changes whether there is an error: %v / %v", n, err, err2)
-		}
-		if err != nil || n == 0 {
+		if !checkSplitError(t, err, got, err2, held, fmt.Sprintf("%d active pods", n)) || n == 0 {
 			return
 		}
 		withHeldPods++

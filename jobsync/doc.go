@@ -10,18 +10,101 @@
 // modifies its inputs; the same snapshot gives a deep-equal plan whatever the
 // order of its pods.
 //
-// The caller carries a plan out in the order of its fields (see Plan). If a
-// step fails, the caller stops, lowers the expectations for the steps not
-// carried out (see the expectations package) and reconciles again from a
-// fresh snapshot: the write-ahead order makes this safe, as no tracking
-// finalizer is removed before the pod is recorded in the Job's status.
+// # The plan contract
 //
-// A caller that keeps its pods by event, as an informer's handlers do, can
-// spare each sync the reading of pods that cannot change its decision or
-// whose sums are enough: the settled pods (SettledFilter, counted in
-// Snapshot.SettledPods), the active pods (ActivePods, in Snapshot.Active)
-// and a NonIndexed Job's succeeded pods waiting to be recorded
-// (SucceededPods, in Snapshot.Succeeded). Reconcile decides the same with
-// the pods in those places as with every pod in Snapshot.Pods, and a sync
-// of a Job of a million pods then reads the pods that changed state.
+// Carry a plan out in the order of its fields:
+//
+//  1. Releases, Adoptions: pod ownership changes (upstream's
+//     ControllerRefManager). Each PodClaim carries the strategic merge patch
+//     to send (PodClaim.Patch, of type ClaimPatchType), byte for byte
+//     upstream's: an adoption adds the Job's controller reference and the
+//     tracking finalizer, a release deletes every owner reference with the
+//     Job's UID and the tracking finalizer; both name the pod's UID as a
+//     precondition. OwnerReference and Finalizer say the same as data.
+//  2. WorkloadCreation, PodGroupCreation (only with Options.WorkloadWithJob):
+//     complete scheduling.k8s.io/v1alpha2 objects, the Workload first. A
+//     PodGroup created in the same plan as its Workload names it with an
+//     empty UID: fill it in from the created Workload.
+//  3. Deletions: each with RemoveFinalizer when upstream patches the
+//     finalizer away first (suspend, scale-down); a finishing Job's pods keep
+//     theirs until they are counted.
+//  4. Creations: complete pod objects.
+//  5. InterimStatus: the first status write, before any finalizer goes. It
+//     records every pod about to be released in
+//     status.uncountedTerminatedPods (write-ahead) and carries the interim
+//     conditions FailureTarget and SuccessCriteriaMet. When a sync writes
+//     status once only, it writes it here.
+//  6. FinalizerRemovals.
+//  7. Status: the second write, moving released pods into the counters and
+//     adding Complete or Failed once no pod is uncounted or terminating.
+//  8. RequeueAfter: the earliest moment at which time alone changes the
+//     decision (active deadline, pod-failure backoff); zero for none.
+//  9. Events, and Expectations and Backoff to keep for the next call.
+//
+// The caller carries a plan out step by step (Plan.Steps), recording each
+// step's events once it is over. A failed pod creation or deletion does
+// not stop the plan: Resume decides the rest (the status still written for
+// what was done, as upstream writes it), and the error goes to a
+// rate-limited retry afterwards. Any other failed step stops the plan.
+// Advance says what memory to keep of a plan carried out that far, and
+// Observe what each pod informer event lowers in it. The next sync starts
+// from a fresh snapshot: the write-ahead order makes this safe, as no
+// tracking finalizer is removed before the pod is recorded in the Job's
+// status.
+//
+// Every creation, deletion and finalizer removal carries a Reason a person
+// can read, and Plan.Notes explain decisions that lead to no action ("no
+// pods are created: pod-failure backoff after 2 failures, 15s left").
+// Pod creation and deletion events (SuccessfulCreate, SuccessfulDelete)
+// belong to whoever carries the plan out and are not in Plan.Events.
+//
+// # Jobs of many pods
+//
+// A sync needs far less than every pod of a large Job. A caller that keeps
+// its pods by event, as an informer's handlers do, can spare each sync the
+// pods that cannot change its decision or whose sums are enough, in three
+// places beside Snapshot.Pods. Reconcile returns the plan it returns with
+// every pod in Snapshot.Pods (a property test, the fuzz targets, every
+// conformance case and every checked simulator sync compare the two). A pod
+// must be in one place only: Pods, one of the sets, or the settled count.
+// jobsynctest and jobsim run do all three.
+//
+// Settled pods. A pod that the Job controls and selects, that is terminal
+// and no longer carries the tracking finalizer, was counted long ago, and
+// no later decision reads it (unless the Job has a pod failure policy). A
+// Job of a million completions ends with a million of them. Test each pod
+// once, when it changes, with NewSettledFilter(job, opts).Settled(pod),
+// keep the settled ones out of Snapshot.Pods and give their number in
+// Snapshot.SettledPods (see ExampleSettledFilter).
+//
+// Active pods. A wide Job has many active pods at every sync, and every
+// sync must know how many there are, how many are ready and, for an Indexed
+// Job, which indexes they hold; most syncs delete none of them. Keep them
+// in an ActivePods made with NewActivePods(job): call Put(pod) on every add
+// and update event (it lets go of the pod and returns false when the pod is
+// no longer an active pod of the Job: keep such pods in Snapshot.Pods) and
+// Delete(uid) on every delete, and hand the set in Snapshot.Active.
+// Reconcile adds the set's sums to what it finds in Pods and walks the held
+// pods only when it must rank or delete active pods (scaling down,
+// suspending, finishing, mending an Indexed Job's indexes). See
+// ExampleActivePods.
+//
+// Succeeded pods waiting to be recorded. Upstream records at most 500
+// finished pods a sync in uncountedTerminatedPods, so when a wide
+// NonIndexed Job's pods succeed faster than that they wait, still carrying
+// the tracking finalizer, and any of them may be the next recorded. Hold
+// them in a SucceededPods (NewSucceededPods(job, opts), the same Put and
+// Delete), handed in Snapshot.Succeeded: Reconcile counts them, looks up by
+// UID only those in uncountedTerminatedPods and those whose finalizer
+// removal is expected, and reads only the first ones, as many as the sync
+// can record. It takes no pod of an Indexed Job (upstream's cap counts only
+// new indexes, so that backlog stays small) nor of a Job with a pod failure
+// policy. See ExampleSucceededPods.
+//
+// The sets are the caller's, changed between syncs and only read by
+// Reconcile: do not change a set while a Reconcile call reads it, nor
+// modify a pod it holds (put the new version). With all three, a sync of a
+// Job of a million pods reads the pods that changed state, and the CPU time
+// of Reconcile per pod of the Job grows little from ten thousand pods to a
+// million (BENCHMARKS.md at the repository root has the measurements).
 package jobsync

@@ -29,12 +29,14 @@ type Snapshot struct {
 	SettledPods int
 	// Active, when not nil, holds active pods of the Job kept out of Pods
 	// (see ActivePods): Reconcile decides as it would with them in Pods. A
-	// pod must be in Pods or in Active, not in both.
+	// pod must be in Pods or in Active, not in both: a pod of Pods whose UID
+	// Active holds is an *InputError.
 	Active *ActivePods
 	// Succeeded, when not nil, holds succeeded pods of a NonIndexed Job
 	// still carrying the tracking finalizer, kept out of Pods (see
 	// SucceededPods): Reconcile decides as it would with them in Pods. A
-	// pod must be in one place only.
+	// pod must be in one place only: a pod of Pods whose UID Succeeded holds
+	// is an *InputError. (A pod held in both sets is not detected.)
 	Succeeded *SucceededPods
 	// Now is the clock reading of this sync.
 	Now time.Time
@@ -113,12 +115,14 @@ type Plan struct {
 	// RequeueAfter, when positive, is how long from Now until time alone may
 	// change the decision (active deadline, pod-failure backoff).
 	RequeueAfter time.Duration `json:"requeueAfter,omitempty"`
-	// Events are the events upstream records for this sync, in order. Pod
-	// creation and deletion events (SuccessfulCreate, SuccessfulDelete) are
-	// left to whoever carries out those steps.
+	// Events are the events upstream records for this sync, in order; Steps
+	// says after which step each is recorded. Pod creation and deletion
+	// events (SuccessfulCreate, SuccessfulDelete) are left to whoever
+	// carries out those steps.
 	Events []Event `json:"events,omitempty"`
 	// Expectations is the memory to keep for the next sync, assuming every
-	// step succeeds; lower it for each step that fails.
+	// step succeeds; Advance says what to keep of a plan carried out in
+	// part.
 	Expectations expectations.Expectations `json:"expectations"`
 	// Backoff is the pod-failure backoff record to keep for the next sync.
 	Backoff backoff.Record `json:"backoff"`

@@ -17,22 +17,27 @@ type memory struct {
 	backoff backoff.Record
 }
 
-// syncJob decides one sync of job and keeps the memory the plan returns.
-// The caller then carries the plan out in the order of its fields, lowering
-// mem.exp for each step that fails (see Plan.Expectations).
-func syncJob(job *batchv1.Job, pods []*corev1.Pod, mem *memory) (jobsync.Plan, error) {
-	plan, err := jobsync.Reconcile(jobsync.Snapshot{
-		Job:          job,  // as your informer sees it (API-server defaulted: see jobsync.Default)
-		Pods:         pods, // the Job's pods (and orphans matching its selector)
+// syncJob decides one sync of job, has carryOut carry the plan out step by
+// step (Plan.Steps; after failed pod calls, on with jobsync.Resume's plan),
+// and keeps the memory jobsync.Advance returns. The memory is read before
+// the pods are listed: the other order counts a pod twice.
+func syncJob(job *batchv1.Job, listPods func(*batchv1.Job) []*corev1.Pod, mem *memory,
+	carryOut func(jobsync.Snapshot, jobsync.Plan) (jobsync.Plan, jobsync.Progress)) error {
+	snap := jobsync.Snapshot{
+		Job:          job, // as your informer sees it (API-server defaulted: see jobsync.Default)
 		Now:          time.Now(),
-		Expectations: mem.exp, // returned by the previous plan, lowered by what you observed since
+		Expectations: mem.exp, // kept by Advance, lowered since by what you observed (jobsync.Observe)
 		Backoff:      mem.backoff,
-	}, jobsync.Options{})
-	if err != nil {
-		return jobsync.Plan{}, err
 	}
-	mem.exp, mem.backoff = plan.Expectations, plan.Backoff
-	return plan, nil
+	snap.Pods = listPods(job) // then the Job's pods (and orphans matching its selector)
+	plan, err := jobsync.Reconcile(snap, jobsync.Options{})
+	if err != nil {
+		return err
+	}
+	done, progress := carryOut(snap, plan)
+	kept := jobsync.Advance(snap, done, progress)
+	mem.exp, mem.backoff = kept.Expectations, kept.Backoff
+	return nil
 }
 
 // End of README's snippet: TestREADMESnippet checks that README.md shows

@@ -10,6 +10,14 @@ import (
 // and returns the plan. It returns an error, and no plan, for a snapshot it
 // cannot decide on (see InputError); it never panics and never modifies s.
 func Reconcile(s Snapshot, opts Options) (Plan, error) {
+	return reconcile(s, opts, nil)
+}
+
+// reconcile is Reconcile with the outcome of the pod step known: failed,
+// when not nil, says which deletions and creations did not succeed (see
+// Resume), and the pod counts, the completion check and the finishing of a
+// Job are decided on what was done.
+func reconcile(s Snapshot, opts Options, failed *PodFailures) (Plan, error) {
 	if s.Job == nil {
 		return Plan{}, inputErr("job", nil, "is nil")
 	}
@@ -63,8 +71,13 @@ func Reconcile(s Snapshot, opts Options) (Plan, error) {
 	pods := view.counts
 	suspendChanged := false
 	if finish != nil {
-		pods = sync.deleteAllActive(view, finish) // manage.go
-		if !satisfied {
+		pods = sync.deleteAllActive(view, finish)            // manage.go
+		if failed.apply(&pods, sync.plan.Deletions, false) { // resume.go
+			// Upstream declares the Job finished only once every active
+			// pod's deletion went through.
+			finish = nil
+			plan.Notes = append(plan.Notes, "the Job is not declared finished: deleting its active pods failed")
+		} else if !satisfied {
 			// Pods may exist that this view does not show yet; upstream waits
 			// before declaring the Job finished.
 			finish = nil
@@ -74,6 +87,7 @@ func Reconcile(s Snapshot, opts Options) (Plan, error) {
 		managed := false
 		if satisfied && job.DeletionTimestamp == nil {
 			pods = sync.manage(view, counts, progress, podGroup) // manage.go
+			failed.apply(&pods, sync.plan.Deletions, true)       // resume.go
 			managed = true
 		} else if !satisfied {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("no pods are created or deleted: waiting to observe %d creations and %d deletions", s.Expectations.Creations, s.Expectations.Deletions))

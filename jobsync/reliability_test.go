@@ -17,8 +17,8 @@ import (
 	"github.com/jobsync/jobsync/jobsync"
 )
 
-// The tests in this file pin the defects found by the independent attack
-// of issue 18; each failed on the code before its fix.
+// The tests in this file pin the defects found by an independent attack on
+// the library; each failed on the code before its fix.
 
 var reliabilityNow = time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC)
 

@@ -41,8 +41,8 @@ import (
 // to what it counts in all, ranks its pods with the others when the sync
 // may delete, and the view walks them only when asked for the active pods.
 // done is the caller's set of succeeded pods (see SucceededPods), nil for
-// none: the scan only checks that no counted pod of all has a UID it
-// holds; the count and tracking steps read it.
+// none: the count and tracking steps read it. The scan checks that no pod
+// of all has a UID either set holds (see listedAndHeld).
 func (sync *syncState) scan(all []*corev1.Pod, settled int, held *ActivePods, done *SucceededPods, exp expectations.Expectations) (podView, error) {
 	job := sync.job
 	if held != nil && !sameJob(held.job, job) {
@@ -165,13 +165,8 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, held *ActivePods, do
 	if err := repeatedUID(all, counted, uids); err != nil {
 		return podView{}, err
 	}
-	if done.Len() > 0 {
-		// The held pods count too, and their UIDs are their set's keys.
-		for _, i := range counted {
-			if uid := all[i].UID; done.Has(uid) {
-				return podView{}, inputErr(fmt.Sprintf("pods[%d].metadata.uid", i), uid, "is also the UID of a pod in the snapshot's SucceededPods")
-			}
-		}
+	if err := listedAndHeld(all, held, done); err != nil {
+		return podView{}, err
 	}
 	if n := held.Len(); n > 0 {
 		// The held pods come after those of all: they join the ranking
@@ -201,6 +196,30 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, held *ActivePods, do
 		sync.plan.Notes = append(sync.plan.Notes, count(orphaned, "orphan pod is", "orphan pods are")+" not adopted")
 	}
 	return view, nil
+}
+
+// listedAndHeld reports the first pod of all (none of them nil) whose UID
+// one of the caller's sets also holds. The caller either listed a pod it
+// had put in a set, or listed a newer copy of a held pod without putting
+// it again, leaving the old copy held: either way the pod would count
+// twice, once from each place (a held succeeded pod, for one, would be
+// counted again after its finalizer went). The check costs one lookup per
+// listed pod, and nothing when both sets are empty. A pod held in both sets
+// is not looked for: that would walk a set, of up to millions of pods, on
+// every sync.
+func listedAndHeld(all []*corev1.Pod, held *ActivePods, done *SucceededPods) error {
+	if held.Len() == 0 && done.Len() == 0 {
+		return nil
+	}
+	for i, p := range all {
+		switch {
+		case held.Has(p.UID):
+			return inputErr(fmt.Sprintf("pods[%d].metadata.uid", i), p.UID, "is also the UID of a pod in the snapshot's ActivePods")
+		case done.Has(p.UID):
+			return inputErr(fmt.Sprintf("pods[%d].metadata.uid", i), p.UID, "is also the UID of a pod in the snapshot's SucceededPods")
+		}
+	}
+	return nil
 }
 
 // repeatedUID reports the first of the pods at positions at (ascending)

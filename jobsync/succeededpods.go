@@ -44,7 +44,10 @@ import (
 //
 // Pods are told apart by UID. The set keeps the pointers it is given: a
 // pod it holds must not be modified (an informer's objects never are); a
-// changed pod is put again, as a new object. SucceededPods is not safe for
+// changed pod is put again, as a new object. A pod is held or listed in
+// Snapshot.Pods, never both: Reconcile refuses a snapshot that lists a pod
+// whose UID the set holds (a newer copy listed without its finalizer while
+// the old one stays held would count again). SucceededPods is not safe for
 // concurrent use: put and delete between syncs, not during one. Reconcile
 // only reads it.
 type SucceededPods struct {

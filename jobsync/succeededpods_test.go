@@ -1,6 +1,7 @@
 package jobsync_test
 
 import (
+	"fmt"
 	"testing"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -45,10 +46,7 @@ func TestPropertyHeldSucceededPods(t *testing.T) {
 		split, n := withDone(s, opts, func(int) bool { return all || rapid.Bool().Draw(t, "hold") })
 		cases++
 		got, err2 := jobsync.Reconcile(split, opts)
-		if (err == nil) != (err2 == nil) {
-			t.Fatalf("holding %d succeeded pods changes whether there is an error: %v / %v", n, err, err2)
-		}
-		if err != nil || n == 0 {
+		if !checkSplitError(t, err, got, err2, split, fmt.Sprintf("%d succeeded pods", n)) || n == 0 {
 			return
 		}
 		withDonePods++
@@ -151,7 +149,7 @@ func TestSucceededPodsOfAnotherJob(t *testing.T) {
 
 // TestHeldPodsCountAsPods: the Workload rule asks whether the Job has ever
 // had pods, and a held pod is one. (Gang candidates are Indexed Jobs, so
-// only an ActivePods can hold their pods today.)
+// only an ActivePods can hold their pods.)
 func TestHeldPodsCountAsPods(t *testing.T) {
 	job := exampleJob()
 	job.Spec.CompletionMode = ptr(batchv1.IndexedCompletion)

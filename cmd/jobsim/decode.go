@@ -156,6 +156,9 @@ func decodeFile(file string, data []byte) ([]object, int, error) {
 // decodeFileCut is decodeFile; with cut false, every document is read whole
 // (what the tests compare the cut Lists with).
 func decodeFileCut(file string, data []byte, cut bool) ([]object, int, error) {
+	if err := checkMarkers(file, data); err != nil {
+		return nil, 0, err
+	}
 	var out []object
 	docs := 0
 	for _, doc := range splitDocuments(data) {
@@ -256,6 +259,9 @@ func decodeObject(at source, doc document, js []byte) ([]object, error) {
 		if err := strictDecode(js, job); err != nil {
 			return nil, decodeError(at, doc, "Job", err)
 		}
+		if err := checkTimes(at, doc, "Job", js, job); err != nil {
+			return nil, err
+		}
 		return []object{{at: at, job: job}}, nil
 	case tm.Kind == "Pod":
 		if tm.APIVersion != "v1" {
@@ -264,6 +270,9 @@ func decodeObject(at source, doc document, js []byte) ([]object, error) {
 		pod := &corev1.Pod{}
 		if err := strictDecode(js, pod); err != nil {
 			return nil, decodeError(at, doc, "Pod", err)
+		}
+		if err := checkTimes(at, doc, "Pod", js, pod); err != nil {
+			return nil, err
 		}
 		return []object{{at: at, pod: pod}}, nil
 	case tm.Kind == "Workload" || tm.Kind == "PodGroup":
@@ -275,11 +284,17 @@ func decodeObject(at source, doc document, js []byte) ([]object, error) {
 			if err := strictDecode(js, wl); err != nil {
 				return nil, decodeError(at, doc, "Workload", err)
 			}
+			if err := checkTimes(at, doc, "Workload", js, wl); err != nil {
+				return nil, err
+			}
 			return []object{{at: at, workload: wl}}, nil
 		}
 		pg := &schedulingv1alpha2.PodGroup{}
 		if err := strictDecode(js, pg); err != nil {
 			return nil, decodeError(at, doc, "PodGroup", err)
+		}
+		if err := checkTimes(at, doc, "PodGroup", js, pg); err != nil {
+			return nil, err
 		}
 		return []object{{at: at, podGroup: pg}}, nil
 	default:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -169,6 +170,47 @@ func TestCutList(t *testing.T) {
 			if !slices.Equal(lines, c.lines) && !(len(lines) == 0 && len(c.lines) == 0) {
 				t.Errorf("lines %v, want %v", lines, c.lines)
 			}
+		})
+	}
+}
+
+// Content that YAML's document markers would make the readers drop is
+// refused, on its line: a document written on its "---" line, and content
+// after a "..." end marker before the next "---". What the markers allow
+// without losing anything (comments, blank lines, an end marker followed
+// by a new document) is read.
+func TestDocumentMarkers(t *testing.T) {
+	const pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  creationTimestamp: \"2026-01-01T00:00:00Z\"\n"
+	for _, c := range []struct {
+		name string
+		data string
+		line int // of the error; 0: no error
+		objs int
+	}{
+		{"a document on its separator line", pod + `--- {"apiVersion": "v1", "kind": "Pod"}` + "\n", 6, 0},
+		{"a scalar glued to the separator", pod + "---x\n" + pod, 6, 0},
+		{"a separator with a tab and content", "---\t" + "kind: Pod\n", 1, 0},
+		{"content after an end marker", pod + "...\n\n# c\n" + pod, 9, 0},
+		{"content on the end marker's line", pod + "... kind: Pod\n", 6, 0},
+		{"content after two end markers", pod + "...\n...\nkind: Pod\n", 8, 0},
+		{"an end marker then a new document", pod + "...\n---\n" + pod, 0, 2},
+		{"an end marker then comments", pod + "... # end\n\n# more\n\r\n", 0, 1},
+		{"a separator with a comment", "--- # first\n" + pod + "---\t# second\n" + pod, 0, 2},
+		{"markers indented in a value", pod + "  annotations:\n    note: |\n      ...\n      --- x\n", 0, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			objs, _, err := decodeFile("m.yaml", []byte(c.data))
+			if c.line == 0 {
+				if err != nil || len(objs) != c.objs {
+					t.Fatalf("got %d objects and error %v, want %d objects", len(objs), err, c.objs)
+				}
+				return
+			}
+			var ie *inputError
+			if !errors.As(err, &ie) || ie.at.line != c.line {
+				t.Fatalf("got %d objects and error %v, want an error on line %d", len(objs), err, c.line)
+			}
+			t.Log(err)
 		})
 	}
 }

@@ -23,7 +23,8 @@ Usage:
 
 Run 'jobsim plan -h' or 'jobsim run -h' for the flags of each command;
 -f and -o are also spelt --filename and --output, as in kubectl.
-Exit status: 0 done, 1 bad input or failed simulation, 2 usage error.
+Exit status: 0 done, 1 bad input, a failed simulation or a Job that did
+not finish, 2 usage error.
 `
 
 const planUsage = `Usage: jobsim plan -f job.yaml -f pods.yaml [--now TIME] [-o text|yaml|json]
@@ -67,6 +68,10 @@ conditions) and a summary. A script (YAML) says what each pod or index does
 Without --script, FILE.script.yaml next to FILE.yaml is used if it exists;
 pods no script rule covers behave at random, from --seed. The simulated
 clock starts at --start; the same flags give the same output every time.
+
+A run ends when the Job finishes. One that cannot go on (a Job managed by
+another controller, unless --controller-name names it; a suspended Job no
+jobChange resumes) or that runs out of --max-syncs exits 1 and says why.
 
 Flags:
 `

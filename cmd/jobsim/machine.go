@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"strings"
 	"time"
 
 	"sigs.k8s.io/yaml"
@@ -21,6 +23,11 @@ const zeroTime = "0001-01-01T00:00:00Z"
 func machineJSON(v any) ([]byte, error) {
 	raw, err := json.Marshal(v)
 	if err != nil {
+		if strings.Contains(err.Error(), "year outside of range") {
+			// A run whose clock passed the year 9999 (read times past it
+			// are refused on input, and plan prints its own times).
+			return nil, errors.New("-o json and -o yaml cannot write a time past the year 9999, which this output holds: use -o text, or start the clock earlier (--start)")
+		}
 		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))

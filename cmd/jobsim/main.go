@@ -11,6 +11,9 @@
 //
 // Exit status: 0 on success, 1 when the input or the simulation fails, 2 for
 // a usage error (unknown command or flag, missing -f, a malformed flag value).
+//
+// The manual, with examples of both commands' output, is README.md in this
+// directory.
 package main
 
 import (

@@ -74,6 +74,20 @@ var errorCases = []goldenCase{
 	{"usage-run-zero-start", []string{"run", "-f", "testdata/jobs/pi.yaml", "--start", "0001-01-01T00:00:00Z"}},
 	{"run-work-queue-index-annotation", []string{"run", "-f", "cmd/jobsim/testdata/odd/work-queue-index-annotation.yaml"}},
 	{"usage-plan-zero-now", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "--now", "0001-01-01T00:00:00Z"}},
+	{"error-separator-content", []string{"plan", "-f", bad + "separator-content.yaml"}},
+	{"error-after-end-marker", []string{"plan", "-f", bad + "after-end-marker.yaml"}},
+	{"error-plan-year-10000", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "-f", bad + "year-10000.yaml", "-o", "json"}},
+	{"usage-plan-now-year-10000", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "--now", "9999-12-31T23:00:00-05:00", "-o", "yaml"}},
+	{"usage-run-start-year-10000", []string{"run", "-f", "testdata/jobs/pi.yaml", "--start", "9999-12-31T23:00:00-05:00"}},
+	{"run-managed-by", []string{"run", "-f", "cmd/jobsim/testdata/odd/managed-by.yaml"}},
+	{"run-managed-by-controller-name", []string{"run", "-f", "cmd/jobsim/testdata/odd/managed-by.yaml", "--controller-name", "example.com/batch", "--summary"}},
+	{"run-max-syncs", []string{"run", "-f", "testdata/jobs/pi.yaml", "--max-syncs", "2", "--summary"}},
+	{"run-suspended-for-good", []string{"run", "-f", "testdata/jobs/suspended.yaml", "--script", "none", "--summary"}},
+	{"usage-run-empty-controller-name", []string{"run", "-f", "testdata/jobs/pi.yaml", "--controller-name", ""}},
+	{"plan-managed-by", []string{"plan", "-f", "cmd/jobsim/testdata/odd/plan-managed-by.yaml"}},
+	{"plan-managed-by-controller-name", []string{"plan", "-f", "cmd/jobsim/testdata/odd/plan-managed-by.yaml", "--controller-name", "example.com/batch"}},
+	{"error-run-json-past-year-9999", []string{"run", "-f", "testdata/jobs/pi.yaml", "--start", "9999-12-31T23:59:50Z", "-o", "json"}},
+	{"plan-late-clock-json", []string{"plan", "-f", "cmd/jobsim/testdata/odd/late-clock.yaml", "--now", "9999-12-31T23:00:00Z", "-o", "json"}},
 }
 
 // planCases are jobsim plan on every job and pods pair under

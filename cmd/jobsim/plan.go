@@ -18,12 +18,16 @@ func planCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	nowFlag := fs.String("now", "", "the controller's clock: an RFC 3339 time, or 'now' for the wall clock\n(default: the latest timestamp in the input)")
 	fs.Var(&format, "o", "output format: text, yaml or json")
 	fs.Var(&format, "output", "the same as -o, as kubectl spells it")
+	controllerName := fs.String("controller-name", jobsync.DefaultControllerName, "the spec.managedBy value the controller acts for (a Job managed by another\ncontroller is left alone, as kube-controller-manager leaves it)")
 	workloads := fs.Bool("workload-with-job", false, "turn on the WorkloadWithJob feature gate (alpha in v1.36, off by default):\na qualifying Indexed Job gets a Workload and a PodGroup before any pod")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if len(files) == 0 {
 		return usageErrorf("plan: no input: give the Job and its pods with -f")
+	}
+	if *controllerName == "" {
+		return usageErrorf("plan: --controller-name must not be empty")
 	}
 	var now time.Time
 	nowSource := "the latest timestamp in the input"
@@ -39,6 +43,9 @@ func planCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		if t.IsZero() {
 			return usageErrorf("plan: --now %q is the zero time, which plan reads as unset; give a real time or leave --now out", *nowFlag)
 		}
+		if outOfYears(t) {
+			return usageErrorf("plan: --now %q is in the year %d in UTC: Kubernetes writes times in UTC with a four-digit year", *nowFlag, t.UTC().Year())
+		}
 		now, nowSource = t, "--now"
 	}
 
@@ -53,9 +60,9 @@ func planCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if now.IsZero() {
 		now, _ = latestTime(in) // the Job's creationTimestamp is always there
 	}
-	plan, err := jobsync.Reconcile(jobsync.Snapshot{Job: in.job, Pods: in.pods, Now: now, Workloads: in.workloads, PodGroups: in.podGroups}, jobsync.Options{WorkloadWithJob: *workloads})
+	plan, err := jobsync.Reconcile(jobsync.Snapshot{Job: in.job, Pods: in.pods, Now: now, Workloads: in.workloads, PodGroups: in.podGroups}, jobsync.Options{WorkloadWithJob: *workloads, ControllerName: *controllerName})
 	if err != nil {
 		return errorAt(in.sourceOf(err), "the controller cannot decide on this input: %v", err)
 	}
-	return printPlan(stdout, format, planReport{in: in, now: now, nowSource: nowSource, plan: plan})
+	return printPlan(stdout, format, planReport{in: in, now: now, nowSource: nowSource, plan: plan, controllerName: *controllerName})
 }

@@ -20,23 +20,25 @@ type planReport struct {
 	now       time.Time
 	nowSource string
 	plan      jobsync.Plan
+	// controllerName is the spec.managedBy value the plan was made for.
+	controllerName string
 }
 
 // planDocument is the yaml and json form, for scripts.
 type planDocument struct {
 	Job       string    `json:"job"`
-	Now       time.Time `json:"now"`
+	Now       printTime `json:"now"`
 	NowSource string    `json:"nowSource"`
 	// RequeueAt is Now plus Plan.RequeueAfter: when to look again, as a
-	// time.
-	RequeueAt *time.Time   `json:"requeueAt,omitempty"`
+	// time. It may be past the year 9999 (see printTime).
+	RequeueAt *printTime   `json:"requeueAt,omitempty"`
 	Plan      jobsync.Plan `json:"plan"`
 }
 
 func printPlan(w io.Writer, format outputFormat, r planReport) error {
-	doc := planDocument{Job: r.in.job.Namespace + "/" + r.in.job.Name, Now: r.now, NowSource: r.nowSource, Plan: r.plan}
+	doc := planDocument{Job: r.in.job.Namespace + "/" + r.in.job.Name, Now: printTime(r.now), NowSource: r.nowSource, Plan: r.plan}
 	if r.plan.RequeueAfter > 0 {
-		at := r.now.Add(r.plan.RequeueAfter)
+		at := printTime(r.now.Add(r.plan.RequeueAfter))
 		doc.RequeueAt = &at
 	}
 	switch format {
@@ -71,6 +73,9 @@ func writePlanText(b *strings.Builder, r planReport) {
 
 	if plan.Skipped != "" {
 		fmt.Fprintf(b, "The controller skips this sync: %s.\n", plan.Skipped)
+		if m := job.Spec.ManagedBy; m != nil && *m != r.controllerName {
+			fmt.Fprintf(b, "(--controller-name %s plans as that controller would.)\n", *m)
+		}
 	}
 	names := podNames(r.in.pods)
 	var steps []string

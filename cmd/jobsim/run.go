@@ -34,6 +34,7 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	verbose := fs.Bool("v", false, "show every step, also the syncs that changed nothing")
 	summary := fs.Bool("summary", false, "print the summary only, without the timeline; no steps or pods are kept\n(for Jobs of many pods; with -o yaml or json, the result without them)")
 	workloads := fs.Bool("workload-with-job", false, "turn on the WorkloadWithJob feature gate (alpha in v1.36, off by default):\na qualifying Indexed Job gets a Workload and a PodGroup before any pod")
+	controllerName := fs.String("controller-name", jobsync.DefaultControllerName, "the spec.managedBy value the simulated controller acts for (a Job managed\nby another controller is left alone, as kube-controller-manager leaves it)")
 	check := fs.Bool("check", false, "check jobsynctest's invariants at every step (API status validation,\nwrite-ahead, parallelism, counts...); a violation makes jobsim exit 1")
 	if err := fs.parse(args); err != nil {
 		return err
@@ -48,12 +49,18 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if start.IsZero() {
 		return usageErrorf("run: --start %q is the zero time, which the simulator reads as unset; give a real time", *startFlag)
 	}
+	if outOfYears(start) {
+		return usageErrorf("run: --start %q is in the year %d in UTC: Kubernetes writes times in UTC with a four-digit year", *startFlag, start.UTC().Year())
+	}
 	faults, err := parseFaults(*faultsFlag)
 	if err != nil {
 		return usageErrorf("run: --faults: %v", err)
 	}
 	if *maxSyncs <= 0 {
 		return usageErrorf("run: --max-syncs must be positive")
+	}
+	if *controllerName == "" {
+		return usageErrorf("run: --controller-name must not be empty")
 	}
 
 	objs, err := readFiles(files, stdin)
@@ -74,7 +81,7 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	}
 	faults.JobChanges = script.JobChanges
 	cfg := jobsynctest.Config{Start: start, Seed: *seed, Script: script.Script, Faults: faults, MaxSyncs: *maxSyncs, Check: *check, DiscardSteps: *summary, DiscardPods: *summary,
-		Options: jobsync.Options{WorkloadWithJob: *workloads}}
+		Options: jobsync.Options{WorkloadWithJob: *workloads, ControllerName: *controllerName}}
 	cluster, err := jobsynctest.NewCluster(job, cfg)
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
@@ -89,6 +96,9 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	}
 	if n := len(res.Violations); n > 0 {
 		return fmt.Errorf("run: %s of jobsynctest's invariants (listed in the summary)", plural(n, "violation"))
+	}
+	if why := unfinished(res, cfg); why != "" {
+		return fmt.Errorf("run: the Job did not finish: %s", why)
 	}
 	return nil
 }

@@ -126,7 +126,7 @@ func writeRunText(b *strings.Builder, r runReport) {
 	if finished.IsZero() {
 		finished = r.res.End
 	}
-	fmt.Fprintf(b, "  outcome: %s\n", outcomeText(r.res, offset(finished, start)))
+	fmt.Fprintf(b, "  outcome: %s\n", outcomeText(r.res, r.cfg, offset(finished, start)))
 	if !r.res.TTLDeletedAt.IsZero() {
 		fmt.Fprintf(b, "  deleted at %s by the TTL-after-finished controller (ttlSecondsAfterFinished %d), its pods with it\n",
 			offset(r.res.TTLDeletedAt, start), *job.Spec.TTLSecondsAfterFinished)
@@ -205,7 +205,7 @@ func indexesText(st *batchv1.JobStatus) string {
 
 // outcomeText says how the run ended, the terminal condition's reason
 // included, and for a run that did not finish why.
-func outcomeText(res jobsynctest.Result, took string) string {
+func outcomeText(res jobsynctest.Result, cfg jobsynctest.Config, took string) string {
 	out := string(res.Outcome)
 	for _, c := range res.Job.Status.Conditions {
 		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue {
@@ -213,11 +213,8 @@ func outcomeText(res jobsynctest.Result, took string) string {
 		}
 	}
 	out += " after " + took
-	switch res.Outcome {
-	case jobsynctest.OutcomeStuck:
-		out += ": nothing more can happen (a suspended Job, say, that no jobChanges resume)"
-	case jobsynctest.OutcomeMaxSyncs:
-		out += ": the Job had not finished when --max-syncs ran out"
+	if why := unfinished(res, cfg); why != "" {
+		out += ": " + why
 	}
 	return out
 }

@@ -31,6 +31,9 @@ func readScript(path string) (scriptFile, error) {
 	if err != nil {
 		return s, err
 	}
+	if err := checkMarkers(path, data); err != nil {
+		return s, err
+	}
 	docs := splitDocuments(data)
 	if len(docs) != 1 {
 		return s, errorAt(source{file: path, line: docs[1].line, item: -1}, "a script is one YAML document")

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"runtime/debug"
@@ -285,9 +286,10 @@ func withDone(c gen.Case) (gen.Case, int) {
 }
 
 // holdIn puts into set every pod it takes and returns the others, in their
-// order. A pod whose UID the set already holds stays out: a snapshot may
-// give two pods one UID, and the sets tell pods apart by UID (putting the
-// second would replace the first, losing it).
+// order. A pod whose UID the set already holds stays in the list: a
+// snapshot may give two pods one UID, and the sets tell pods apart by UID
+// (putting the second would replace the first, losing it). The library
+// refuses such a split (see splitChanges).
 func holdIn(pods []*corev1.Pod, set interface {
 	Put(*corev1.Pod) bool
 	Has(types.UID) bool
@@ -301,16 +303,39 @@ func holdIn(pods []*corev1.Pod, set interface {
 	return rest
 }
 
+// listedHeld returns the position in s.Pods of the first pod whose UID
+// s.Active or s.Succeeded holds, -1 for none.
+func listedHeld(s jobsync.Snapshot) int {
+	for i, p := range s.Pods {
+		if p != nil && (s.Active.Has(p.UID) || s.Succeeded.Has(p.UID)) {
+			return i
+		}
+	}
+	return -1
+}
+
 // splitChanges runs the library (through run) on split, case c with some
 // of its pods kept aside as what describes, and says how its decision
 // differs from plan and perr, the decision on c: empty when it is the
 // same. Plans are compared whole (deep-equal, the pods of both being the
 // same objects); a difference is shown as outcomes of c's snapshot.
+//
+// A split that lists a pod whose UID a set holds (c gave two pods one UID,
+// and holdIn held one) must be refused with an *InputError instead, unless
+// the sync is skipped before it reads any pod.
 func splitChanges(c gen.Case, plan jobsync.Plan, perr error, split gen.Case, what string, run func(gen.Case) (jobsync.Plan, string, error)) string {
 	got, panicked, err := run(split)
+	at := listedHeld(split.Snapshot)
+	var ie *jobsync.InputError
 	switch {
 	case panicked != "":
 		return fmt.Sprintf("with %s, Reconcile panicked: %s", what, panicked)
+	case at >= 0 && err == nil && got.Skipped == "":
+		return fmt.Sprintf("with %s, pods[%d] (UID %s) is both listed and held, and Reconcile did not refuse it", what, at, split.Snapshot.Pods[at].UID)
+	case at >= 0 && err != nil && !errors.As(err, &ie):
+		return fmt.Sprintf("with %s, pods[%d] (UID %s) is both listed and held, and the error %v is not an *InputError", what, at, split.Snapshot.Pods[at].UID, err)
+	case at >= 0 && err != nil:
+		return "" // refused, as it must be
 	case (err == nil) != (perr == nil):
 		return fmt.Sprintf("with %s, the error is %v instead of %v", what, err, perr)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/jobsync/jobsync/jobsync"
 )
@@ -32,6 +33,7 @@ type Deviation struct {
 var situations = map[string]func(Verdict) bool{
 	"D1": counterOverflow,
 	"D2": templateWithoutLabels,
+	"D3": negativeDeadline,
 	"D4": workloadWithJobNotModelled,
 }
 
@@ -151,4 +153,24 @@ func Allowed(devs []Deviation) func(Verdict) bool {
 		}
 		return false
 	}
+}
+
+// negativeDeadline is D3: a Job with a negative activeDeadlineSeconds, which
+// the library refuses naming the field, and which upstream, taking the
+// deadline as passed, starts failing with DeadlineExceeded (FailureTarget,
+// or Failed once no pod is left) without an error.
+func negativeDeadline(v Verdict) bool {
+	job := v.Case.Snapshot.Job
+	if job == nil || job.Spec.ActiveDeadlineSeconds == nil || *job.Spec.ActiveDeadlineSeconds >= 0 {
+		return false
+	}
+	if !strings.HasPrefix(v.Library.Error, "job.spec.activeDeadlineSeconds: must not be negative") || v.Upstream.Error != "" || v.Upstream.Status == nil {
+		return false
+	}
+	for _, c := range v.Upstream.Status.Conditions {
+		if (c.Type == batchv1.JobFailureTarget || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue && c.Reason == batchv1.JobReasonDeadlineExceeded {
+			return true
+		}
+	}
+	return false
 }

@@ -113,6 +113,54 @@ func TestAllowedRecognisesTheDeviationNotJustItsClass(t *testing.T) {
 	}
 }
 
+// D3 excuses the library's refusal of a negative activeDeadlineSeconds only
+// where upstream, without an error, starts failing the Job for its
+// deadline: not another refusal, not another Job, not an upstream that
+// erred or decided otherwise.
+func TestAllowedRecognisesNegativeDeadline(t *testing.T) {
+	devs, err := LoadDeviations("../DEVIATIONS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed := Allowed(devs)
+	job := func(deadline int64) *batchv1.Job {
+		return &batchv1.Job{Spec: batchv1.JobSpec{Parallelism: ptr.To[int32](1), ActiveDeadlineSeconds: ptr.To(deadline)}}
+	}
+	failing := func(typ batchv1.JobConditionType, reason string) Outcome {
+		return Outcome{Status: &batchv1.JobStatus{Conditions: []batchv1.JobCondition{{Type: typ, Status: corev1.ConditionTrue, Reason: reason}}}}
+	}
+	const refusal = "job.spec.activeDeadlineSeconds: must not be negative (got -5)"
+	verdict := func(j *batchv1.Job, up Outcome, libErr string) Verdict {
+		return Verdict{
+			Case:     gen.Case{Family: "deviation", Snapshot: jobsync.Snapshot{Job: j}},
+			Upstream: up, Library: Outcome{Error: libErr},
+			Diff: "(differs)", Classes: []string{"Deletions", "Error", "Expectations.FinalizerRemovals", "FinalizerRemovals", "InterimStatus", "Status"},
+		}
+	}
+	for _, c := range []struct {
+		name string
+		v    Verdict
+		want bool
+	}{
+		{"FailureTarget for the deadline", verdict(job(-5), failing(batchv1.JobFailureTarget, batchv1.JobReasonDeadlineExceeded), refusal), true},
+		{"Failed for the deadline", verdict(job(-5), failing(batchv1.JobFailed, batchv1.JobReasonDeadlineExceeded), refusal), true},
+		{"a deadline that is not negative", verdict(job(0), failing(batchv1.JobFailureTarget, batchv1.JobReasonDeadlineExceeded), refusal), false},
+		{"no deadline", verdict(&batchv1.Job{}, failing(batchv1.JobFailureTarget, batchv1.JobReasonDeadlineExceeded), refusal), false},
+		{"another refusal", verdict(job(-5), failing(batchv1.JobFailureTarget, batchv1.JobReasonDeadlineExceeded), "job.spec.backoffLimit: must not be negative (got -1)"), false},
+		{"upstream fails the Job for another reason", verdict(job(-5), failing(batchv1.JobFailureTarget, batchv1.JobReasonBackoffLimitExceeded), refusal), false},
+		{"upstream erred", func() Verdict {
+			up := failing(batchv1.JobFailureTarget, batchv1.JobReasonDeadlineExceeded)
+			up.Error = "some error"
+			return verdict(job(-5), up, refusal)
+		}(), false},
+		{"upstream writes no status", verdict(job(-5), Outcome{}, refusal), false},
+	} {
+		if got := allowed(c.v); got != c.want {
+			t.Errorf("%s: allowed = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
 // An entry of DEVIATIONS.md that no situation recognises is refused: its
 // class alone would excuse too much.
 func TestLoadDeviationsRefusesAnEntryWithoutSituation(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -186,6 +187,62 @@ func TestWithHeld(t *testing.T) {
 	}
 	if len(c.Snapshot.Pods) != 6 || c.Snapshot.Active != nil {
 		t.Error("withHeld changed the case it was given")
+	}
+}
+
+// TestHeldChangesWantsListedAndHeldRefused: a case that gives two active
+// pods one UID is decided (the library checks repeated UIDs only where they
+// count); held, one of them stays listed beside the held one, and the
+// library must refuse that split with an *InputError. heldChanges reports
+// nothing of the library as it is, and reports a library that decides the
+// split or refuses it with another kind of error.
+func TestHeldChangesWantsListedAndHeldRefused(t *testing.T) {
+	job := jobsync.Default(&batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: "j", Namespace: "ns", UID: "job-uid"},
+		Spec: batchv1.JobSpec{
+			ManualSelector: ptr.To(true),
+			Selector:       &metav1.LabelSelector{MatchLabels: map[string]string{"app": "j"}},
+			Template:       corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "j"}}},
+		},
+	})
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	job.Status.StartTime = &metav1.Time{Time: now}
+	pod := func(name string, phase corev1.PodPhase) *corev1.Pod {
+		return &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: "1", Labels: map[string]string{"app": "j"},
+				OwnerReferences: []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: "j", UID: "job-uid", Controller: ptr.To(true)}}},
+			Status: corev1.PodStatus{Phase: phase},
+		}
+	}
+	c := gen.Case{Family: "twins", Snapshot: jobsync.Snapshot{Job: job, Now: now,
+		Pods: []*corev1.Pod{pod("a", corev1.PodRunning), pod("twin", corev1.PodPending)}}}
+	plan, perr := jobsync.Reconcile(c.Snapshot, c.Options)
+	if perr != nil {
+		t.Fatalf("the case is refused as a whole (%v): it does not test what it should", perr)
+	}
+	if held, n := withHeld(c); n != 1 || listedHeld(held.Snapshot) != 0 {
+		t.Fatalf("held %d pods, the first listed held pod at %d: want a held and its twin listed at 0", n, listedHeld(held.Snapshot))
+	}
+	decided := func(gen.Case) (jobsync.Plan, string, error) { return plan, "", nil }
+	otherError := func(gen.Case) (jobsync.Plan, string, error) { return jobsync.Plan{}, "", errors.New("refused") }
+	for _, tc := range []struct {
+		name string
+		run  func(gen.Case) (jobsync.Plan, string, error)
+		want string // in the report; empty: no report
+	}{
+		{"the library as it is", reconcile, ""},
+		{"the split decided", decided, "pods[0] (UID 1) is both listed and held, and Reconcile did not refuse it"},
+		{"the split refused with another error", otherError, "the error refused is not an *InputError"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := heldChanges(c, plan, perr, tc.run)
+			switch {
+			case tc.want == "" && got != "":
+				t.Fatalf("reported the library as it is:\n%s", got)
+			case tc.want != "" && !strings.Contains(got, tc.want):
+				t.Fatalf("report %q does not say %q", got, tc.want)
+			}
+		})
 	}
 }
 

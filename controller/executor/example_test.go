@@ -30,17 +30,29 @@ func ExampleExecutor_Execute() {
 	}
 	opts := jobsync.Options{ControllerName: "example.com/jobsync", TrackingFinalizer: x.TrackingFinalizer}
 
-	sync := func(ctx context.Context, job *batchv1.Job, pods []*corev1.Pod) error {
-		snap := store.Snapshot(job, pods, time.Now())
+	// listPods lists a Job's pods from the informer cache (controlled pods
+	// and orphans matching its selector); here there are none.
+	listPods := func(job *batchv1.Job) ([]*corev1.Pod, error) { return nil, nil }
+
+	sync := func(ctx context.Context, job *batchv1.Job) error {
+		// The memory is read first, then the pods are listed: Snapshot
+		// calls listPods itself, so the order that counts a pod twice
+		// cannot be written.
+		snap, err := store.Snapshot(job, time.Now(), listPods)
+		if err != nil {
+			return err
+		}
 		plan, err := jobsync.Reconcile(snap, opts)
 		if err != nil {
 			return err
 		}
-		res, err := x.Execute(ctx, store.Begin(snap, plan))
+		res, err := x.Execute(ctx, store.Begin(snap, opts, plan))
 		var stepErr *executor.Error
 		if errors.As(err, &stepErr) {
-			// The plan stopped at stepErr.Step; the memory was lowered for
-			// what was not done. Retry with a rate limit.
+			// A failed pod creation or deletion still let the status
+			// be written; another failure stopped the plan at
+			// stepErr.Step. The memory keeps what the library says
+			// (jobsync.Advance). Retry with a rate limit.
 			return err
 		}
 		if res.RequeueAfter > 0 {

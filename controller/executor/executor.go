@@ -9,6 +9,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 
@@ -27,7 +28,13 @@ const DefaultParallelism = 500
 type Executor struct {
 	// Client is the API server's clientset.
 	Client kubernetes.Interface
-	// Recorder records the events on the Job.
+	// Events records the events on the Job through the events.k8s.io API
+	// (k8s.io/client-go/tools/events, which controller-runtime's and
+	// Kueue's recorders are). Set Events or Recorder; with both, each
+	// event is recorded through both.
+	Events events.EventRecorder
+	// Recorder records the events on the Job through the core/v1 API
+	// (k8s.io/client-go/tools/record).
 	Recorder record.EventRecorder
 	// TrackingFinalizer is the finalizer that RemoveFinalizer deletions and
 	// FinalizerRemovals take away (jobsync.Options.TrackingFinalizer).
@@ -56,6 +63,9 @@ type Result struct {
 	// RequeueAfter is the plan's: sync the Job again after it (if no event
 	// does earlier).
 	RequeueAfter time.Duration
+	// Progress is how far the plan was carried out, as the memory was
+	// told (jobsync.Advance).
+	Progress jobsync.Progress
 }
 
 // Step names a step of a plan.
@@ -73,8 +83,10 @@ const (
 	StepStatus           Step = "status"
 )
 
-// Error is the failure of a step: the plan stopped there. Result says what
-// was done before and during the step; the memory was lowered for the rest.
+// Error is the failure of a step. Result says what was done. When Step is
+// StepDelete or StepCreate, the plan went on to its status writes and
+// finalizer removals (as upstream does), and Err also holds what failed
+// after.
 type Error struct {
 	Step   Step
 	Result Result
@@ -92,64 +104,120 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // Execute carries out the plan of y, which the caller got from
-// memory.Store.Begin. It returns the Result and nil when every step
+// memory.Store.Begin, step by step as jobsync.Plan.Steps lists them,
+// records each step's events once it is over, and tells y how far it went
+// (memory.Sync.Advance). It returns the Result and nil when every step
 // succeeded, and otherwise an *Error. A plan that was skipped
 // (Plan.Skipped) still has its events recorded.
 func (x *Executor) Execute(ctx context.Context, y *memory.Sync) (Result, error) {
 	r := run{x: x, y: y, plan: y.Plan(), job: y.Job(), logger: klog.FromContext(ctx)}
 	r.res.RequeueAfter = r.plan.RequeueAfter
 	err := r.all(ctx)
+	y.Advance(r.progress)
+	r.res.Progress = r.progress
+	if e, ok := err.(*Error); ok {
+		e.Result = r.res
+	}
 	return r.res, err
 }
 
 type run struct {
-	x      *Executor
-	y      *memory.Sync
-	plan   jobsync.Plan
-	job    *batchv1.Job
-	res    Result
-	logger klog.Logger
+	x        *Executor
+	y        *memory.Sync
+	plan     jobsync.Plan
+	job      *batchv1.Job
+	res      Result
+	progress jobsync.Progress
+	logger   klog.Logger
+	mu       sync.Mutex // guards progress during a step's parallel calls
 }
 
 func (r *run) fail(step Step, errs ...error) error {
 	return &Error{Step: step, Result: r.res, Err: errors.Join(errs...)}
 }
 
+// all carries the steps out. A failed pod call does not stop the plan: the
+// rest is decided again by the library (Resume) and carried out, and the
+// error is returned at the end, as upstream's syncJob writes the status
+// and removes finalizers before it returns its pod-management error.
 func (r *run) all(ctx context.Context) error {
-	finishing := r.recordEarlyEvents()
-	if err := r.claims(ctx); err != nil {
-		r.lowerCreations(len(r.plan.Creations))
-		r.lowerDeletions(len(r.plan.Deletions))
-		r.lowerRemovals(r.plan.FinalizerRemovals)
-		return err
+	r.record(r.plan.EventsAtOnce())
+	var podErr *Error
+	steps := r.plan.Steps()
+	for len(steps) > 0 {
+		step := steps[0]
+		steps = steps[1:]
+		err := r.do(ctx, step.Kind)
+		if step.Kind == jobsync.StepPods {
+			if !r.progress.Pods.None() {
+				rest, rerr := r.y.Resume(r.progress.Pods)
+				if rerr != nil {
+					// A plan the library cannot resume (not Reconcile's):
+					// stop here, as before any status write.
+					r.progress.Stopped = jobsync.StepInterimStatus
+					return r.fail(r.podStep(), err, rerr)
+				}
+				r.plan = rest
+				steps = rest.StepsAfter(jobsync.StepPods)
+				step.Events = eventsAfter(rest, jobsync.StepPods)
+			}
+			r.record(step.Events)
+			if err != nil {
+				podErr = err.(*Error)
+			}
+			continue
+		}
+		if err != nil {
+			r.progress.Stopped = step.Kind
+			if step.Kind == jobsync.StepFinalizers {
+				// The removals were all sent; the final status, which
+				// assumes they succeeded, is the first step not done.
+				r.progress.Stopped = jobsync.StepStatus
+			}
+			if podErr != nil {
+				e := err.(*Error)
+				e.Err = errors.Join(podErr.Err, e.Err)
+			}
+			return err
+		}
+		r.record(step.Events)
 	}
-	if err := r.gang(ctx); err != nil {
-		r.lowerCreations(len(r.plan.Creations))
-		r.lowerDeletions(len(r.plan.Deletions))
-		r.lowerRemovals(r.plan.FinalizerRemovals)
-		return err
+	if podErr != nil {
+		return podErr
 	}
-	if err := r.deletions(ctx); err != nil {
-		r.lowerRemovals(r.plan.FinalizerRemovals)
-		return err
+	return nil
+}
+
+// podStep names the pod step of the plan for its errors.
+func (r *run) podStep() Step {
+	if len(r.plan.Deletions) > 0 {
+		return StepDelete
 	}
-	if err := r.creations(ctx); err != nil {
-		r.lowerRemovals(r.plan.FinalizerRemovals)
-		return err
-	}
-	if r.plan.InterimStatus != nil {
+	return StepCreate
+}
+
+// do carries out the calls of one step of the plan.
+func (r *run) do(ctx context.Context, k jobsync.StepKind) error {
+	switch k {
+	case jobsync.StepClaims:
+		return r.claims(ctx)
+	case jobsync.StepGang:
+		return r.gang(ctx)
+	case jobsync.StepPods:
+		if err := r.deletions(ctx); err != nil {
+			return err
+		}
+		return r.creations(ctx)
+	case jobsync.StepInterimStatus:
 		job, err := r.writeStatus(ctx, r.job, r.plan.InterimStatus)
 		if err != nil {
-			r.lowerRemovals(r.plan.FinalizerRemovals)
 			return r.fail(StepInterimStatus, err)
 		}
 		r.res.InterimStatusWritten, r.res.Job = true, job
-		r.y.InterimStatusWritten()
-	}
-	if err := r.removeFinalizers(ctx); err != nil {
-		return err
-	}
-	if r.plan.Status != nil {
+		return nil
+	case jobsync.StepFinalizers:
+		return r.removeFinalizers(ctx)
+	case jobsync.StepStatus:
 		base := r.job
 		if r.res.Job != nil {
 			// The final write must carry the resourceVersion of the
@@ -161,36 +229,36 @@ func (r *run) all(ctx context.Context) error {
 			return r.fail(StepStatus, err)
 		}
 		r.res.StatusWritten, r.res.Job = true, job
-		r.y.StatusWritten()
-		r.record(finishing)
+		return nil
+	}
+	return fmt.Errorf("jobsync executor: unknown step %q", k)
+}
+
+// eventsAfter returns the events plan records once its step k is over.
+func eventsAfter(plan jobsync.Plan, k jobsync.StepKind) []jobsync.Event {
+	for _, s := range plan.Steps() {
+		if s.Kind == k {
+			return s.Events
+		}
 	}
 	return nil
 }
 
-// recordEarlyEvents records the events upstream records before its status
-// writes (Suspended, Resumed, UnknownCompletionMode) and returns the others,
-// which upstream records once the final status is written.
-func (r *run) recordEarlyEvents() []jobsync.Event {
-	var early, late []jobsync.Event
-	for _, ev := range r.plan.Events {
-		switch ev.Reason {
-		case "Suspended", "Resumed", "UnknownCompletionMode":
-			early = append(early, ev)
-		default:
-			late = append(late, ev)
-		}
+// record records the plan's events, with the action they follow.
+func (r *run) record(evs []jobsync.Event) {
+	for _, ev := range evs {
+		r.event(ev.Type, ev.Reason, "Sync", "%s", ev.Message)
 	}
-	if r.plan.Status == nil {
-		// No final write to wait for.
-		early, late = append(early, late...), nil
-	}
-	r.record(early)
-	return late
 }
 
-func (r *run) record(events []jobsync.Event) {
-	for _, ev := range events {
-		r.x.Recorder.Event(r.job, ev.Type, ev.Reason, ev.Message)
+// event records one event on the Job through the recorders set. action
+// is the events.k8s.io action the event follows (the core/v1 API has none).
+func (r *run) event(eventType, reason, action, format string, args ...any) {
+	if r.x.Events != nil {
+		r.x.Events.Eventf(r.job, nil, eventType, reason, action, format, args...)
+	}
+	if r.x.Recorder != nil {
+		r.x.Recorder.Eventf(r.job, eventType, reason, format, args...)
 	}
 }
 

@@ -64,7 +64,7 @@ func TestGangObjectsComeFirstAndThePodGroupNamesTheCreatedWorkload(t *testing.T)
 	}
 	store := memory.NewStore()
 	x := &Executor{Client: client, Recorder: record.NewFakeRecorder(10), TrackingFinalizer: "example.com/t"}
-	res, err := x.Execute(context.Background(), store.Begin(jobsync.Snapshot{Job: job}, plan))
+	res, err := x.Execute(context.Background(), store.Begin(jobsync.Snapshot{Job: job}, jobsync.Options{}, plan))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,42 +84,43 @@ func TestGangObjectsComeFirstAndThePodGroupNamesTheCreatedWorkload(t *testing.T)
 // written, never for a Job whose final write failed; Suspended and Resumed
 // are recorded whatever happens later, as upstream records them.
 func TestFinishingEventsWaitForTheFinalStatus(t *testing.T) {
-	for _, finalFails := range []bool{false, true} {
+	complete := &batchv1.JobStatus{Conditions: []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}}
+	for _, tc := range []struct {
+		name       string
+		status     *batchv1.JobStatus
+		event      jobsync.Event
+		finalFails bool
+		want       []string
+	}{
+		{"finished, written", complete, jobsync.Event{Type: corev1.EventTypeNormal, Reason: "Completed", Message: "Job completed"}, false, []string{"Normal Completed Job completed"}},
+		{"finished, refused", complete, jobsync.Event{Type: corev1.EventTypeNormal, Reason: "Completed", Message: "Job completed"}, true, nil},
+		{"resumed, written", &batchv1.JobStatus{}, jobsync.Event{Type: corev1.EventTypeNormal, Reason: "Resumed", Message: "Job resumed"}, false, []string{"Normal Resumed Job resumed"}},
+		{"resumed, refused", &batchv1.JobStatus{}, jobsync.Event{Type: corev1.EventTypeNormal, Reason: "Resumed", Message: "Job resumed"}, true, []string{"Normal Resumed Job resumed"}},
+	} {
 		job := fakeJob()
 		client := fake.NewClientset(job)
 		writes := 0
 		client.PrependReactor("update", "jobs", func(a k8stesting.Action) (bool, runtime.Object, error) {
 			writes++
-			if finalFails && writes >= 2 {
+			if tc.finalFails && writes >= 2 {
 				return true, nil, apierrors.NewConflict(schema.GroupResource{Group: "batch", Resource: "jobs"}, "pi", errors.New("stale"))
 			}
 			return false, nil, nil
 		})
 		rec := record.NewFakeRecorder(10)
-		plan := jobsync.Plan{
-			InterimStatus: &batchv1.JobStatus{},
-			Status:        &batchv1.JobStatus{},
-			Events: []jobsync.Event{
-				{Type: corev1.EventTypeNormal, Reason: "Resumed", Message: "Job resumed"},
-				{Type: corev1.EventTypeNormal, Reason: "Completed", Message: "Job completed"},
-			},
-		}
+		plan := jobsync.Plan{InterimStatus: &batchv1.JobStatus{}, Status: tc.status, Events: []jobsync.Event{tc.event}}
 		x := &Executor{Client: client, Recorder: rec, TrackingFinalizer: "example.com/t"}
-		_, err := x.Execute(context.Background(), memory.NewStore().Begin(jobsync.Snapshot{Job: job}, plan))
-		if finalFails != apierrors.IsConflict(err) {
-			t.Fatalf("final write fails %v: Execute returned %v", finalFails, err)
+		_, err := x.Execute(context.Background(), memory.NewStore().Begin(jobsync.Snapshot{Job: job}, jobsync.Options{}, plan))
+		if tc.finalFails != apierrors.IsConflict(err) {
+			t.Fatalf("%s: Execute returned %v", tc.name, err)
 		}
 		close(rec.Events)
 		var got []string
 		for e := range rec.Events {
 			got = append(got, e)
 		}
-		want := []string{"Normal Resumed Job resumed", "Normal Completed Job completed"}
-		if finalFails {
-			want = want[:1]
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("final write fails %v: events (-want +got):\n%s", finalFails, diff)
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s: events (-want +got):\n%s", tc.name, diff)
 		}
 	}
 }

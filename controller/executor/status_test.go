@@ -106,7 +106,7 @@ func TestStatusWriteConflicts(t *testing.T) {
 			})
 			plan := jobsync.Plan{InterimStatus: &batchv1.JobStatus{Succeeded: 1}}
 			x := &Executor{Client: client, Recorder: record.NewFakeRecorder(10), TrackingFinalizer: "example.com/t"}
-			res, err := x.Execute(context.Background(), memory.NewStore().Begin(jobsync.Snapshot{Job: job}, plan))
+			res, err := x.Execute(context.Background(), memory.NewStore().Begin(jobsync.Snapshot{Job: job}, jobsync.Options{}, plan))
 			if diff := cmp.Diff(tc.wantCalls, calls(client)); diff != "" {
 				t.Errorf("calls (-want +got):\n%s", diff)
 			}

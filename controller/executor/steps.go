@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
 	"github.com/jobsync/jobsync/jobsync"
@@ -87,74 +88,88 @@ func (r *run) removeFinalizerPatch() []byte {
 }
 
 // deletions deletes the planned pods in parallel, each after its finalizer
-// patch where RemoveFinalizer. A pod already gone counts as deleted; every
-// deletion not done lowers the memory (only if the plan set the deletion
-// count, which Sync.DeletionFailed checks), as upstream's does.
+// patch where RemoveFinalizer. A pod already gone counts as deleted. Each
+// deletion that failed or found its pod gone goes into the progress, for
+// the library to decide the rest of the plan and the memory.
 func (r *run) deletions(ctx context.Context) error {
 	if len(r.plan.Deletions) == 0 {
 		return nil
 	}
 	unfinalize := r.removeFinalizerPatch()
-	var mu sync.Mutex
 	var errs []error
 	r.parallel(len(r.plan.Deletions), func(i int) {
 		d := r.plan.Deletions[i]
-		err := r.deleteOne(ctx, d, unfinalize)
-		mu.Lock()
-		defer mu.Unlock()
-		if err != nil && !apierrors.IsNotFound(err) {
+		f, err := r.deleteOne(ctx, d, unfinalize)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if f != nil {
+			r.progress.Pods.Deletions = append(r.progress.Pods.Deletions, *f)
+		}
+		if err != nil {
 			errs = append(errs, err)
 			return
 		}
 		r.res.Deleted++
 	})
+	// The order of the parallel calls is not the plan's: put the failures
+	// back in the plan's order, so that the progress reads the same
+	// whichever call answered first.
+	order := make(map[types.UID]int, len(r.plan.Deletions))
+	for i, d := range r.plan.Deletions {
+		order[d.Pod.UID] = i
+	}
+	slices.SortFunc(r.progress.Pods.Deletions, func(a, b jobsync.DeletionFailure) int { return order[a.Pod] - order[b.Pod] })
 	if len(errs) > 0 {
 		return r.fail(StepDelete, errs...)
 	}
 	return nil
 }
 
-func (r *run) deleteOne(ctx context.Context, d jobsync.PodDeletion, unfinalize []byte) error {
+// deleteOne carries out one deletion. It returns the deletion's failure
+// (nil when it went through) and the error to report (nil when it went
+// through or found the pod gone).
+func (r *run) deleteOne(ctx context.Context, d jobsync.PodDeletion, unfinalize []byte) (*jobsync.DeletionFailure, error) {
 	logger := klog.LoggerWithValues(r.logger, "pod", klog.KRef(d.Pod.Namespace, d.Pod.Name))
 	if d.RemoveFinalizer {
 		if err := r.patch(ctx, d.Pod, unfinalize); err != nil {
-			r.y.DeletionFailed()
+			f := &jobsync.DeletionFailure{Pod: d.Pod.UID, Finalizer: true, Gone: apierrors.IsNotFound(err)}
+			if f.Gone {
+				return f, nil
+			}
 			logger.V(2).Info("Failed to remove the tracking finalizer before deleting the pod", "err", err)
-			return fmt.Errorf("removing the tracking finalizer of pod %s: %w", d.Pod.Name, err)
+			return f, fmt.Errorf("removing the tracking finalizer of pod %s: %w", d.Pod.Name, err)
 		}
 	}
 	err := r.x.Client.CoreV1().Pods(d.Pod.Namespace).Delete(ctx, d.Pod.Name, metav1.DeleteOptions{})
 	switch {
 	case err == nil:
 		logger.V(2).Info("Deleted pod", "reason", d.Reason)
-		r.x.Recorder.Eventf(r.job, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted pod: %v", d.Pod.Name)
-		return nil
+		r.event(corev1.EventTypeNormal, "SuccessfulDelete", "Delete", "Deleted pod: %v", d.Pod.Name)
+		return nil, nil
 	case apierrors.IsNotFound(err):
-		r.y.DeletionFailed()
-		return err
+		return &jobsync.DeletionFailure{Pod: d.Pod.UID, Gone: true}, nil
 	default:
-		r.y.DeletionFailed()
-		r.x.Recorder.Eventf(r.job, corev1.EventTypeWarning, "FailedDelete", "Error deleting: %v", err)
-		return fmt.Errorf("deleting pod %s: %w", d.Pod.Name, err)
+		r.event(corev1.EventTypeWarning, "FailedDelete", "Delete", "Error deleting: %v", err)
+		return &jobsync.DeletionFailure{Pod: d.Pod.UID}, fmt.Errorf("deleting pod %s: %w", d.Pod.Name, err)
 	}
 }
 
 // creations creates the planned pods in slow-start batches: 1, then 2, 4,
 // ... at a time, stopping after the first batch in which a creation failed.
-// Each failed creation and each creation never attempted lowers the
-// memory. A quota that refuses the Job's pods thus costs one call, not
+// Each failed creation and each creation never attempted goes into the
+// progress. A quota that refuses the Job's pods thus costs one call, not
 // hundreds.
 func (r *run) creations(ctx context.Context) error {
 	all := r.plan.Creations
-	var mu sync.Mutex
 	var errs []error
 	for start, size := 0, 1; start < len(all); start, size = start+size, 2*size {
 		batch := all[start:min(start+size, len(all))]
 		r.parallel(len(batch), func(i int) {
 			err := r.createOne(ctx, batch[i])
-			mu.Lock()
-			defer mu.Unlock()
+			r.mu.Lock()
+			defer r.mu.Unlock()
 			if err != nil {
+				r.progress.Pods.Creations++
 				errs = append(errs, err)
 				return
 			}
@@ -165,7 +180,7 @@ func (r *run) creations(ctx context.Context) error {
 			if skipped > 0 {
 				r.logger.V(2).Info("Slow start: a creation failed, the rest are not attempted", "skipped", skipped)
 			}
-			r.lowerCreations(skipped)
+			r.progress.Pods.Creations += skipped
 			return r.fail(StepCreate, errs...)
 		}
 	}
@@ -175,61 +190,40 @@ func (r *run) creations(ctx context.Context) error {
 func (r *run) createOne(ctx context.Context, c jobsync.PodCreation) error {
 	pod, err := r.x.Client.CoreV1().Pods(r.job.Namespace).Create(ctx, c.Pod, metav1.CreateOptions{})
 	if err != nil {
-		r.y.CreationFailed()
 		if !apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
-			r.x.Recorder.Eventf(r.job, corev1.EventTypeWarning, "FailedCreate", "Error creating: %v", err)
+			r.event(corev1.EventTypeWarning, "FailedCreate", "Create", "Error creating: %v", err)
 		}
 		return fmt.Errorf("creating a pod (%s): %w", c.Reason, err)
 	}
 	r.logger.V(4).Info("Created pod", "pod", klog.KObj(pod), "reason", c.Reason)
-	r.x.Recorder.Eventf(r.job, corev1.EventTypeNormal, "SuccessfulCreate", "Created pod: %v", pod.Name)
+	r.event(corev1.EventTypeNormal, "SuccessfulCreate", "Create", "Created pod: %v", pod.Name)
 	return nil
 }
 
 // removeFinalizers takes the tracking finalizer off the planned pods in
-// parallel. A pod gone counts as done. Every removal not done leaves the
-// memory's expected removals, as upstream's does.
+// parallel. A pod gone counts as done; every other failure goes into the
+// progress.
 func (r *run) removeFinalizers(ctx context.Context) error {
 	if len(r.plan.FinalizerRemovals) == 0 {
 		return nil
 	}
 	body := r.removeFinalizerPatch()
-	var mu sync.Mutex
 	var errs []error
 	r.parallel(len(r.plan.FinalizerRemovals), func(i int) {
 		rm := r.plan.FinalizerRemovals[i]
 		err := r.patch(ctx, rm.Pod, body)
-		if err != nil {
-			r.y.FinalizerRemovalFailed(rm.Pod.UID)
-		}
-		mu.Lock()
-		defer mu.Unlock()
+		r.mu.Lock()
+		defer r.mu.Unlock()
 		if err != nil && !apierrors.IsNotFound(err) {
+			r.progress.FailedRemovals = append(r.progress.FailedRemovals, rm.Pod.UID)
 			errs = append(errs, fmt.Errorf("removing the tracking finalizer of pod %s: %w", rm.Pod.Name, err))
 			return
 		}
 		r.res.FinalizersRemoved++
 	})
+	slices.Sort(r.progress.FailedRemovals)
 	if len(errs) > 0 {
 		return r.fail(StepRemoveFinalizers, errs...)
 	}
 	return nil
-}
-
-func (r *run) lowerCreations(n int) {
-	for range n {
-		r.y.CreationFailed()
-	}
-}
-
-func (r *run) lowerDeletions(n int) {
-	for range n {
-		r.y.DeletionFailed()
-	}
-}
-
-func (r *run) lowerRemovals(rms []jobsync.FinalizerRemoval) {
-	for _, rm := range rms {
-		r.y.FinalizerRemovalFailed(rm.Pod.UID)
-	}
 }

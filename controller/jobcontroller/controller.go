@@ -13,7 +13,6 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	batchlisters "k8s.io/client-go/listers/batch/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -64,6 +63,9 @@ func New(client kubernetes.Interface, opts Options) (*Controller, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
+	}
+	if opts.ActAsBuiltIn {
+		klog.Background().Info(builtInWarning)
 	}
 	c := &Controller{
 		opts:      opts,
@@ -116,11 +118,15 @@ func New(client kubernetes.Interface, opts Options) (*Controller, error) {
 func (c *Controller) TrackingFinalizer() string { return c.finalizer }
 
 // Run starts the informers, waits for their caches, runs the workers and
-// blocks until ctx is done. Then it shuts down gracefully: no new sync
-// starts, the syncs under way finish their plans (with a context that is no
-// longer cancelled), the event broadcaster flushes, and the informers
-// stop. Run returns ctx's error if ctx ended before the caches synced, and
-// nil otherwise. A Controller runs once.
+// blocks until ctx is done. Then it stops at once: no worker takes another
+// key, the syncs under way are abandoned (their API calls run on ctx, so
+// none is sent after ctx ends, and a call in flight is cut), no event is
+// written any more, and the informers stop. An abandoned plan needs nothing
+// more: its memory was stored before its first call, and whoever syncs the
+// Job next (a new leader, or this process started again) decides from what
+// the API server holds. Run returns once its workers have returned: ctx's
+// error if ctx ended before the caches synced, and nil otherwise. A
+// Controller runs once.
 func (c *Controller) Run(ctx context.Context) error {
 	defer utilruntime.HandleCrashWithContext(ctx)
 	logger := klog.FromContext(ctx).WithValues("controller", c.opts.ControllerName)
@@ -128,7 +134,7 @@ func (c *Controller) Run(ctx context.Context) error {
 
 	if c.broadcaster != nil {
 		c.broadcaster.StartStructuredLogging(3)
-		c.broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.client.CoreV1().Events("")})
+		c.broadcaster.StartRecordingToSink(gatedSink{ctx: ctx, events: c.client.CoreV1().Events("")})
 		defer c.broadcaster.Shutdown()
 	}
 	logger.Info("Starting jobsync controller", "workers", c.opts.Workers, "finalizer", c.finalizer)
@@ -138,6 +144,8 @@ func (c *Controller) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	defer func() {
 		logger.Info("Shutting down jobsync controller")
+		// Wakes the workers waiting for a key; those that get one see that
+		// ctx has ended and leave it.
 		c.queue.ShutDown()
 		c.orphans.ShutDown()
 		wg.Wait()
@@ -146,15 +154,12 @@ func (c *Controller) Run(ctx context.Context) error {
 	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.jobsSynced, c.podsSynced) {
 		return ctx.Err()
 	}
-	// Syncs run on a context that shutdown does not cancel, so that a plan
-	// under way is carried out to its end rather than cut in the middle.
-	work := context.WithoutCancel(ctx)
 	for range c.opts.Workers {
-		wg.Go(func() { wait.UntilWithContext(ctx, func(context.Context) { c.worker(work) }, time.Second) })
+		wg.Go(func() { wait.UntilWithContext(ctx, c.worker, time.Second) })
 	}
 	// As many workers take finalizers off orphan pods, as upstream runs.
 	for range c.opts.Workers {
-		wg.Go(func() { wait.UntilWithContext(ctx, func(context.Context) { c.orphanWorker(work) }, time.Second) })
+		wg.Go(func() { wait.UntilWithContext(ctx, c.orphanWorker, time.Second) })
 	}
 	<-ctx.Done()
 	return nil
@@ -165,13 +170,22 @@ func (c *Controller) worker(ctx context.Context) {
 	}
 }
 
+// processNext syncs the next key, unless ctx has ended: a key taken after
+// that is left as it is (the queue is shutting down with this controller).
 func (c *Controller) processNext(ctx context.Context) bool {
 	key, quit := c.queue.Get()
 	if quit {
 		return false
 	}
 	defer c.queue.Done(key)
+	if ctx.Err() != nil {
+		return false
+	}
 	if err := c.sync(ctx, key); err != nil {
+		if ctx.Err() != nil {
+			klog.FromContext(ctx).V(2).Info("Sync abandoned: the controller is stopping", "job", key, "err", err)
+			return false
+		}
 		utilruntime.HandleErrorWithContext(ctx, err, "Syncing Job failed, retrying", "job", key)
 		c.queue.AddRateLimited(key)
 		return true
@@ -181,19 +195,32 @@ func (c *Controller) processNext(ctx context.Context) bool {
 }
 
 func (c *Controller) orphanWorker(ctx context.Context) {
-	for {
-		key, quit := c.orphans.Get()
-		if quit {
-			return
-		}
-		if err := c.releaseOrphan(ctx, key); err != nil {
-			utilruntime.HandleErrorWithContext(ctx, err, "Removing the tracking finalizer of an orphan pod failed, retrying", "pod", key)
-			c.orphans.AddRateLimited(key)
-		} else {
-			c.orphans.Forget(key)
-		}
-		c.orphans.Done(key)
+	for c.processNextOrphan(ctx) {
 	}
+}
+
+// processNextOrphan releases the next orphan pod, unless ctx has ended. A
+// failed release is retried with the orphan queue's rate limit (1s,
+// doubling up to a minute), as upstream retries its orphan pods.
+func (c *Controller) processNextOrphan(ctx context.Context) bool {
+	key, quit := c.orphans.Get()
+	if quit {
+		return false
+	}
+	defer c.orphans.Done(key)
+	if ctx.Err() != nil {
+		return false
+	}
+	if err := c.releaseOrphan(ctx, key); err != nil {
+		if ctx.Err() != nil {
+			return false
+		}
+		utilruntime.HandleErrorWithContext(ctx, err, "Removing the tracking finalizer of an orphan pod failed, retrying", "pod", key)
+		c.orphans.AddRateLimited(key)
+		return true
+	}
+	c.orphans.Forget(key)
+	return true
 }
 
 // cachedJob returns the Job namespace/name from the informer cache, or nil.
@@ -207,5 +234,5 @@ func (c *Controller) cachedJob(namespace, name string) *batchv1.Job {
 
 // ours reports whether this controller runs job.
 func (c *Controller) ours(job *batchv1.Job) bool {
-	return job.Spec.ManagedBy != nil && *job.Spec.ManagedBy == c.opts.ControllerName
+	return c.opts.runs(job)
 }

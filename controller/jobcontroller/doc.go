@@ -19,8 +19,22 @@
 // upstream's orphan-pod cleanup does for its own finalizer, so deleting a
 // Job never leaves pods stuck.
 //
+// Stopping is immediate: once Run's context ends, no worker takes another
+// Job and the syncs under way are abandoned, their remaining API calls
+// never sent. That is safe because a plan's memory is stored before its
+// first call and the next sync, here or in another replica, decides again
+// from what the API server holds. Under RunLeaderElected the context ends
+// as soon as this replica can no longer be sure it leads (the renew
+// deadline counted from its last renewal), before another replica can
+// take the Lease.
+//
 // Logs are structured (klog/v2, contextual through the context given to
 // Run): at -v=2 one line per sync says what it did, at -v=4 every pod
 // created and every note of the plan. Events are recorded on the Jobs with
 // ControllerName as their source.
+//
+// On clusters without kube-controller-manager (envtest, API servers started
+// by tests, KWOK-style clusters), Options.ActAsBuiltIn makes it the
+// cluster's Job controller instead: it runs the Jobs without spec.managedBy
+// too, with the built-in tracking finalizer.
 package jobcontroller

@@ -72,16 +72,25 @@ func (le LeaderElection) withDefaults(controllerName string) LeaderElection {
 // ctx's error if ctx ends before this replica leads, nil after a graceful
 // shutdown, and ErrLeaseLost if the Lease was lost while running.
 //
-// The Lease is released only once the controller has stopped, so that the
-// next leader never overlaps with the syncs this one still carries out.
+// The controller stops (see Run) as soon as this replica may no longer be
+// the leader: once RenewDeadline has passed since the last successful
+// renewal of the Lease was sent, even if the elector is still trying to
+// renew. Another replica takes the Lease only LeaseDuration after it saw
+// that renewal, later than that, so the two never write at once. (client-go's
+// elector alone ends the leading context only after its renewal attempts
+// have given up and it has tried to release the Lease, which can be a
+// RenewDeadline later, past the time another replica takes over.) The
+// Lease is released only once the controller has stopped.
 func (c *Controller) RunLeaderElected(ctx context.Context, le LeaderElection) error {
 	le = le.withDefaults(c.opts.ControllerName)
 	logger := klog.FromContext(ctx).WithValues("lease", klog.KRef(le.Namespace, le.Name), "identity", le.Identity)
-	lock, err := resourcelock.New(resourcelock.LeasesResourceLock, le.Namespace, le.Name,
+	inner, err := resourcelock.New(resourcelock.LeasesResourceLock, le.Namespace, le.Name,
 		c.client.CoreV1(), c.client.CoordinationV1(), resourcelock.ResourceLockConfig{Identity: le.Identity})
 	if err != nil {
 		return fmt.Errorf("jobcontroller: the leader election lock: %w", err)
 	}
+	term := &leaderTerm{identity: le.Identity, renewDeadline: le.RenewDeadline}
+	lock := &termLock{Interface: inner, term: term}
 	// The election runs on its own context, ended once the controller has
 	// stopped (or at once on a shutdown before this replica led).
 	electCtx, endElection := context.WithCancel(context.WithoutCancel(ctx))
@@ -114,11 +123,15 @@ func (c *Controller) RunLeaderElected(ctx context.Context, le LeaderElection) er
 				defer close(stopped)
 				defer endElection()
 				logger.Info("Became the leader")
-				// Stop on a shutdown or on the loss of the Lease, whichever
-				// comes first.
-				runCtx, cancel := context.WithCancel(leading)
-				defer cancel()
-				defer context.AfterFunc(ctx, cancel)()
+				// Stop on a shutdown, on the elector's loss of the Lease, or
+				// once the renew deadline has passed, whichever comes first.
+				runCtx, cancel := context.WithCancelCause(leading)
+				defer cancel(nil)
+				defer context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })()
+				defer term.begin(func() {
+					logger.Info("The renew deadline has passed since the last renewal of the Lease: stopping", "renewDeadline", le.RenewDeadline)
+					cancel(ErrLeaseLost)
+				})()
 				runErr = c.Run(klog.NewContext(runCtx, logger))
 			},
 			OnStoppedLeading: func() { logger.Info("No longer the leader") },

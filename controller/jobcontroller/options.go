@@ -37,6 +37,15 @@ type Options struct {
 	Recorder record.EventRecorder
 	// Clock gives the Now of each sync. Nil means the real clock.
 	Clock clock.PassiveClock
+	// ActAsBuiltIn makes the controller run the Jobs Kubernetes' built-in
+	// Job controller runs: those without spec.managedBy or with
+	// kubernetes.io/job-controller, with the built-in tracking finalizer
+	// batch.kubernetes.io/job-tracking. ControllerName must then be empty
+	// or kubernetes.io/job-controller. It is meant for clusters that run
+	// no kube-controller-manager (envtest, API servers started by tests,
+	// KWOK-style clusters): beside a real built-in controller both would
+	// run the same Jobs and fight over their pods. Off by default.
+	ActAsBuiltIn bool
 }
 
 // upstreamFinalizer is the built-in controller's finalizer, which another
@@ -73,22 +82,18 @@ func TrackingFinalizerFor(controllerName string) string {
 }
 
 func (o Options) withDefaults() (Options, error) {
+	if o.ActAsBuiltIn {
+		return o.builtInDefaults()
+	}
 	if o.ControllerName == "" {
 		return o, fmt.Errorf("jobcontroller: Options.ControllerName is required (the spec.managedBy value of the Jobs to run)")
 	}
 	if o.ControllerName == jobsync.DefaultControllerName {
 		return o, fmt.Errorf("jobcontroller: %q is the built-in Job controller's name; pick your own", o.ControllerName)
 	}
-	if o.Workers <= 0 {
-		o.Workers = DefaultWorkers
-	}
-	if o.Clock == nil {
-		o.Clock = clock.RealClock{}
-	}
-	if o.Sync.WorkloadWithJob {
-		// Its syncs need the Job's Workloads and PodGroups, which this
-		// controller does not watch (the API is alpha and off by default).
-		return o, fmt.Errorf("jobcontroller: Sync.WorkloadWithJob is not supported: the controller does not watch Workloads and PodGroups (executor.Executor carries such plans out for callers that do)")
+	o, err := o.commonDefaults()
+	if err != nil {
+		return o, err
 	}
 	o.Sync.ControllerName = o.ControllerName
 	o.Sync.TrackingFinalizer = TrackingFinalizerFor(o.ControllerName)
@@ -100,3 +105,53 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	return o, nil
 }
+
+// commonDefaults fills the defaults both modes share.
+func (o Options) commonDefaults() (Options, error) {
+	if o.Workers <= 0 {
+		o.Workers = DefaultWorkers
+	}
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
+	}
+	if o.Sync.WorkloadWithJob {
+		// Its syncs need the Job's Workloads and PodGroups, which this
+		// controller does not watch (the API is alpha and off by default).
+		return o, fmt.Errorf("jobcontroller: Sync.WorkloadWithJob is not supported: the controller does not watch Workloads and PodGroups (executor.Executor carries such plans out for callers that do)")
+	}
+	return o, nil
+}
+
+// builtInDefaults are the defaults of the built-in mode: the built-in
+// controller's name and finalizer, so that the Jobs and pods it leaves are
+// those a kube-controller-manager would have left.
+func (o Options) builtInDefaults() (Options, error) {
+	if o.ControllerName != "" && o.ControllerName != jobsync.DefaultControllerName {
+		return o, fmt.Errorf("jobcontroller: Options.ActAsBuiltIn runs the built-in controller's Jobs; ControllerName must be empty or %q, not %q", jobsync.DefaultControllerName, o.ControllerName)
+	}
+	o, err := o.commonDefaults()
+	if err != nil {
+		return o, err
+	}
+	o.ControllerName = jobsync.DefaultControllerName
+	o.Sync.ControllerName = jobsync.DefaultControllerName
+	o.Sync.TrackingFinalizer = upstreamFinalizer
+	return o, nil
+}
+
+// runs reports whether a controller with these (defaulted) options runs
+// job: its spec.managedBy is ControllerName, or, in the built-in mode,
+// unset as well.
+func (o Options) runs(job *batchv1.Job) bool {
+	if job.Spec.ManagedBy == nil {
+		return o.ActAsBuiltIn
+	}
+	return *job.Spec.ManagedBy == o.ControllerName
+}
+
+// builtInWarning is logged when a controller starts in the built-in mode,
+// loudly, since beside a real kube-controller-manager it would fight the
+// built-in Job controller over every Job.
+const builtInWarning = "ACTING AS THE BUILT-IN JOB CONTROLLER: running every Job without spec.managedBy or with " +
+	jobsync.DefaultControllerName + ", with the finalizer " + upstreamFinalizer +
+	". Only for clusters without kube-controller-manager (envtest, test API servers, KWOK-style clusters)"

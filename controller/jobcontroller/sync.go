@@ -61,12 +61,11 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	// A Job read from the API server is already defaulted (jobsync.Default
 	// would change nothing), so it is handed over as the cache holds it;
 	// Reconcile neither keeps nor modifies it.
-	snap := c.store.Snapshot(job, nil, c.opts.Clock.Now())
-	pods, err := c.podsOf(job)
+	snap, err := c.store.Snapshot(job, c.opts.Clock.Now(), c.podsOf)
 	if err != nil {
 		return err
 	}
-	snap.Pods = pods
+	pods := snap.Pods
 	plan, err := jobsync.Reconcile(snap, c.opts.Sync)
 	if err != nil {
 		var inErr *jobsync.InputError
@@ -85,7 +84,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	for _, n := range plan.Notes {
 		logger.V(4).Info("Sync note", "note", n)
 	}
-	res, err := c.exec.Execute(ctx, c.store.Begin(snap, plan))
+	res, err := c.exec.Execute(ctx, c.store.Begin(snap, c.opts.Sync, plan))
 	if res.Job != nil {
 		c.written.wrote(res.Job)
 	}

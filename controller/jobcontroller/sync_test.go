@@ -82,7 +82,7 @@ func TestSyncReadsTheMemoryBeforeThePods(t *testing.T) {
 	// The previous sync created both pods; the cache has shown one so far.
 	now := time.Now()
 	exp := expectations.Expectations{}.ExpectCreations(2, now).CreationObserved()
-	c.store.Begin(jobsync.Snapshot{Job: job}, jobsync.Plan{Expectations: exp})
+	c.store.Begin(jobsync.Snapshot{Job: job}, jobsync.Options{}, jobsync.Plan{Expectations: exp})
 
 	c.podIndex = &eventAfterList{Indexer: c.podIndex, event: func() {
 		if err := c.podIndex.(*eventAfterList).Indexer.Add(second); err != nil {

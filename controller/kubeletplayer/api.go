@@ -169,26 +169,36 @@ func (pp *podPlay) remove(ctx context.Context, what string, grace *int64) bool {
 // error.
 var errGone = fmt.Errorf("pod gone")
 
-// call makes one API call, retrying what may pass on a second try (server
-// timeouts, throttling, internal errors, connection errors) up to five
-// times. It reports whether the call succeeded; a pod found gone is not an
-// error, other failures are counted in Stats.
+// Retries of a call that may pass on another try start after
+// firstRetryDelay and double up to maxRetryDelay.
+const (
+	firstRetryDelay = 50 * time.Millisecond
+	maxRetryDelay   = time.Second
+)
+
+// call makes one API call, retrying what may pass on another try (server
+// timeouts, throttling, internal errors, connection errors) for as long as
+// ctx lasts, as a kubelet retries its status updates: an API server that is
+// away for a while must not leave a pod Running forever. It reports
+// whether the call succeeded; a pod found gone is not an error, other
+// failures are counted in Stats.
 func (pp *podPlay) call(ctx context.Context, what string, f func(context.Context) error) bool {
-	delay := 50 * time.Millisecond
-	for attempt := 1; ; attempt++ {
+	delay := firstRetryDelay
+	for {
 		err := f(ctx)
 		switch {
 		case err == nil:
 			return true
 		case err == errGone || apierrors.IsNotFound(err) || ctx.Err() != nil:
 			return false
-		case attempt < 5 && retryable(err):
+		case retryable(err):
+			pp.p.count(func(s *Stats) { s.Retries++ })
 			select {
 			case <-time.After(delay):
 			case <-ctx.Done():
 				return false
 			}
-			delay *= 2
+			delay = min(2*delay, maxRetryDelay)
 			continue
 		}
 		if apierrors.IsConflict(err) && what == "remove" {

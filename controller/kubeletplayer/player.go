@@ -89,7 +89,10 @@ type Stats struct {
 	// (on their own), restarted a container, were disrupted, and stopped
 	// after their deletion.
 	Started, Succeeded, Failed, Restarted, Disrupted, Stopped int
-	// Errors counts API calls that failed for good (after retries), other
+	// Retries counts the calls tried again after an error that may pass
+	// (the API server away, overloaded or failing for a while).
+	Retries int
+	// Errors counts API calls that failed for good, other
 	// than those that found the pod gone; Err is the last of them.
 	Errors int
 	Err    error

@@ -11,17 +11,19 @@
 // expire, five minutes later). A Store therefore offers no way to overwrite
 // a Job's memory. A sync goes through three calls:
 //
-//   - Snapshot reads the memory into a jobsync.Snapshot;
-//   - Begin takes the snapshot and its plan and stores the plan's memory,
-//     merged with what was observed since the snapshot, and returns a Sync;
-//   - the API calls follow, and the Sync is told what could not be done
-//     (CreationFailed, DeletionFailed, FinalizerRemovalFailed) and which
-//     status writes succeeded (InterimStatusWritten, StatusWritten).
+//   - Snapshot reads the memory and then lists the pods (it calls the
+//     caller's PodLister itself, so the other order, which counts pods
+//     twice, cannot be written) into a jobsync.Snapshot;
+//   - Begin takes the snapshot, the options and the plan and stores the
+//     plan's memory, merged with what was observed since the snapshot, and
+//     returns a Sync;
+//   - the API calls follow; after failed pod calls the Sync resumes the
+//     plan (jobsync.Resume), and at the end it is told how far the plan
+//     went (Advance) and keeps what jobsync.Advance says.
 //
 // The executor package takes a *Sync, not a plan, so a plan cannot be
 // carried out through it before its memory is stored.
 //
-// An Observer lowers the memory from pod informer events exactly where
-// upstream's Job controller lowers its own, and forgets a Job's memory when
-// the Job is deleted.
+// An Observer lowers the memory from pod informer events by what
+// jobsync.Observe says, and forgets a Job's memory when the Job is deleted.
 package memory

@@ -12,8 +12,9 @@ import (
 	"github.com/jobsync/jobsync/jobsync"
 )
 
-// One sync's use of the store: Snapshot, Reconcile, Begin before any API
-// call; the informer's observations then lower the memory stored.
+// One sync's use of the store: Snapshot (the memory, then the pods),
+// Reconcile, Begin before any API call; the informer's observations then
+// lower the memory stored.
 func Example() {
 	store := memory.NewStore()
 	parallelism, completions := int32(2), int32(2)
@@ -29,13 +30,18 @@ func Example() {
 	})
 	now := time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)
 
-	snap := store.Snapshot(job, nil, now)
-	plan, err := jobsync.Reconcile(snap, jobsync.Options{})
+	// The memory first, then the pods: Snapshot calls the lister itself.
+	snap, err := store.Snapshot(job, now, memory.NoPods)
 	if err != nil {
 		panic(err)
 	}
-	sync := store.Begin(snap, plan) // before the first API call
-	_ = sync                        // executor.Execute(ctx, sync) carries the plan out
+	opts := jobsync.Options{}
+	plan, err := jobsync.Reconcile(snap, opts)
+	if err != nil {
+		panic(err)
+	}
+	sync := store.Begin(snap, opts, plan) // before the first API call
+	_ = sync                              // executor.Execute(ctx, sync) carries the plan out
 
 	mem, _ := store.Get("default", "pi", "0a1b")
 	fmt.Println("creations planned:", len(plan.Creations), "expected:", mem.Expectations.Creations)

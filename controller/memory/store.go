@@ -41,29 +41,43 @@ func keyOf(job *batchv1.Job) types.NamespacedName {
 	return types.NamespacedName{Namespace: job.Namespace, Name: job.Name}
 }
 
-// Snapshot returns the snapshot of one sync of job: the Job, its pods, the
-// clock reading and the memory kept for this Job (empty if none is kept,
-// or if what is kept belongs to an earlier Job of the same name).
+// PodLister lists the pods of job from the caller's cache: those it
+// controls and the orphans its selector matches.
+type PodLister func(job *batchv1.Job) ([]*corev1.Pod, error)
+
+// Snapshot returns the snapshot of one sync of job: the memory kept for
+// this Job (empty if none is kept, or if what is kept belongs to an earlier
+// Job of the same name), then the pods list returns, and the clock reading
+// now. It fails only when list does.
 //
-// Take the memory before listing the pods from an informer cache: call
-// Snapshot with nil pods, then list and set the snapshot's Pods. An event
-// delivered between the two reads is then in the list while the memory
-// still waits for it, which only holds the sync back. Read the other way
-// round, a pod whose finalizer removal was observed in between shows its
-// finalizer while the memory no longer expects the removal, and it is
-// counted a second time (seen at 10,000 pods: 10,000 successes counted for
-// at most 9,992 pods); a pod whose creation was observed in between is missing
-// while its creation counts as observed, and one pod too many is created.
-func (s *Store) Snapshot(job *batchv1.Job, pods []*corev1.Pod, now time.Time) jobsync.Snapshot {
-	snap := jobsync.Snapshot{Job: job, Pods: pods, Now: now}
+// The memory is read before the pods are listed, and Snapshot takes a
+// lister rather than pods so that no other order can be written: an
+// informer event delivered between the two reads is then in the list while
+// the memory still waits for it, which only holds the sync back. Read the
+// other way round, a pod whose finalizer removal was observed in between
+// shows its finalizer while the memory no longer expects the removal, and
+// it is counted a second time (seen at 10,000 pods: 10,000 successes
+// counted for at most 9,992 pods); a pod whose creation was observed in
+// between is missing while its creation counts as observed, and one pod
+// too many is created.
+func (s *Store) Snapshot(job *batchv1.Job, now time.Time, list PodLister) (jobsync.Snapshot, error) {
+	snap := jobsync.Snapshot{Job: job, Now: now}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if e := s.jobs[keyOf(job)]; e != nil && e.uid == job.UID {
 		snap.Expectations = e.exp
 		snap.Backoff = cloneBackoff(e.backoff)
 	}
-	return snap
+	s.mu.Unlock()
+	pods, err := list(job)
+	if err != nil {
+		return jobsync.Snapshot{}, err
+	}
+	snap.Pods = pods
+	return snap, nil
 }
+
+// NoPods is a PodLister for a Job that has no pods yet, or for tests.
+func NoPods(*batchv1.Job) ([]*corev1.Pod, error) { return nil, nil }
 
 // Memory is what the Store keeps for one Job.
 type Memory struct {

@@ -9,29 +9,30 @@ import (
 )
 
 // Sync is one plan whose memory is stored and which is being carried out.
-// It is the only way to lower a Job's memory for steps that failed, and
-// the executor takes nothing else, so no API call of a plan can come
-// before its memory is stored. A Sync belongs to one goroutine at a time,
-// except for the *Failed methods, which may be called concurrently.
+// The executor takes nothing else, so no API call of a plan can come before
+// its memory is stored. A Sync belongs to one goroutine.
+//
+// What to keep after a plan carried out in part is the library's rule
+// (jobsync.Advance); a Sync only applies it to the stored memory, which the
+// informer lowers meanwhile.
 type Sync struct {
 	store *Store
 	key   types.NamespacedName
 	snap  jobsync.Snapshot
-	plan  jobsync.Plan
-	// countsSet says the plan set the creation and deletion counts (upstream
-	// replaces them when a sync creates or deletes pods): only then does a
-	// failed step lower them.
+	opts  jobsync.Options
+	// begun is the plan Begin stored; plan is the plan being carried out
+	// (after failed pod calls, the one jobsync.Resume returned).
+	begun, plan jobsync.Plan
+	// countsSet says the plan set the creation and deletion counts
+	// (upstream replaces them when a sync creates or deletes pods).
 	countsSet bool
-	// finishing says the plan's final status carries a terminal condition:
-	// JobFinished is remembered only once that status is written.
-	finishing bool
 }
 
-// Begin stores the memory of plan, which Reconcile returned for snap, and
-// returns the Sync through which the plan is carried out. Call it before the
-// first API call of the plan: an observation of a pod the plan creates can
-// arrive as soon as the creation is sent, and it must find the plan's
-// expectations in place.
+// Begin stores the memory of plan, which jobsync.Reconcile returned for
+// snap and opts, and returns the Sync through which the plan is carried
+// out. Call it before the first API call of the plan: an observation of a
+// pod the plan creates can arrive as soon as the creation is sent, and it
+// must find the plan's expectations in place.
 //
 // The plan's memory is a whole value computed from the snapshot's, and
 // observations may have lowered the stored memory since the snapshot was
@@ -43,24 +44,17 @@ type Sync struct {
 //     replace them; otherwise the stored ones stay;
 //   - finalizer removals: the UIDs the plan added are added to the stored
 //     set, and the UIDs it dropped are dropped; the others stay as stored;
-//   - JobFinished: as the plan says, except that a plan finishing the Job
-//     has it stored only once StatusWritten reports its final write;
-//   - Backoff: stored now if the plan has no interim status, else by
-//     InterimStatusWritten.
-func (s *Store) Begin(snap jobsync.Snapshot, plan jobsync.Plan) *Sync {
-	y := &Sync{store: s, key: keyOf(snap.Job), snap: snap, plan: plan}
+//   - JobFinished and Backoff: as jobsync.Advance says for a plan of which
+//     nothing is carried out yet, until Advance reports how far it went.
+func (s *Store) Begin(snap jobsync.Snapshot, opts jobsync.Options, plan jobsync.Plan) *Sync {
+	y := &Sync{store: s, key: keyOf(snap.Job), snap: snap, opts: opts, begun: plan, plan: plan}
 	before, after := snap.Expectations, plan.Expectations
 	y.countsSet = before.Creations != after.Creations || before.Deletions != after.Deletions || !before.SetAt.Equal(after.SetAt)
-	y.finishing = plan.Status != nil && after.JobFinished && !before.JobFinished
+	// Until a step is done, the library keeps the snapshot's Backoff and
+	// JobFinished where the plan's wait for a status write.
+	pending := jobsync.Advance(snap, plan, jobsync.Progress{Stopped: jobsync.StepClaims})
 
-	// Most plans keep the snapshot's set of pending removals as it is (the
-	// same immutable value), which Equal sees at once; only a plan that
-	// changed it is walked, and outside the lock.
-	var added, dropped []types.UID
-	if !before.FinalizerRemovals.Equal(after.FinalizerRemovals) {
-		added, dropped = uidDiff(after.FinalizerRemovals, before.FinalizerRemovals), uidDiff(before.FinalizerRemovals, after.FinalizerRemovals)
-	}
-
+	added, dropped := removalDiff(before.FinalizerRemovals, after.FinalizerRemovals)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.jobs[y.key]
@@ -77,13 +71,19 @@ func (s *Store) Begin(snap jobsync.Snapshot, plan jobsync.Plan) *Sync {
 		e.exp = e.exp.FinalizerRemovalObserved(u)
 	}
 	e.exp = e.exp.ExpectFinalizerRemovals(added...)
-	if after.JobFinished != before.JobFinished && !y.finishing {
-		e.exp.JobFinished = after.JobFinished
-	}
-	if plan.InterimStatus == nil {
-		e.backoff = cloneBackoff(plan.Backoff)
-	}
+	e.exp.JobFinished = pending.Expectations.JobFinished
+	e.backoff = cloneBackoff(pending.Backoff)
 	return y
+}
+
+// removalDiff returns the UIDs in after and not in before, and those in
+// before and not in after. Most plans keep the snapshot's set as it is (the
+// same immutable value), which Equal sees at once.
+func removalDiff(before, after expectations.UIDSet) (added, dropped []types.UID) {
+	if before.Equal(after) {
+		return nil, nil
+	}
+	return uidDiff(after, before), uidDiff(before, after)
 }
 
 // uidDiff returns the UIDs in a that are not in b.
@@ -103,50 +103,58 @@ func (y *Sync) Job() *batchv1.Job { return y.snap.Job }
 // Snapshot returns the snapshot the plan was made from.
 func (y *Sync) Snapshot() jobsync.Snapshot { return y.snap }
 
-// Plan returns the plan being carried out.
+// Options returns the options the plan was decided with.
+func (y *Sync) Options() jobsync.Options { return y.opts }
+
+// Plan returns the plan being carried out: the one Begin stored, or after
+// Resume the one it returned.
 func (y *Sync) Plan() jobsync.Plan { return y.plan }
 
-// CreationFailed lowers the expected creations by one: a planned pod
-// creation failed or was skipped, so the informer will never show it.
-func (y *Sync) CreationFailed() {
-	y.lower(func(e expectations.Expectations) expectations.Expectations { return e.CreationObserved() })
-}
-
-// DeletionFailed lowers the expected deletions by one if the plan set
-// them: a planned deletion failed or was not attempted. Deletions of a
-// finishing Job's pods raise no expectations, so their failure lowers
-// none.
-func (y *Sync) DeletionFailed() {
-	if !y.countsSet {
-		return
+// Resume returns the rest of the plan after its pod step had the failures
+// f (jobsync.Resume), and carries on with it: its finalizer removals
+// replace the plan's in the stored memory before any of them is sent.
+func (y *Sync) Resume(f jobsync.PodFailures) (jobsync.Plan, error) {
+	rest, err := jobsync.Resume(y.snap, y.opts, y.plan, f)
+	if err != nil {
+		return jobsync.Plan{}, err
 	}
-	y.lower(func(e expectations.Expectations) expectations.Expectations { return e.DeletionObserved() })
-}
-
-// FinalizerRemovalFailed drops uid from the expected finalizer removals: the
-// removal failed or was not attempted.
-func (y *Sync) FinalizerRemovalFailed(uid types.UID) {
-	y.lower(func(e expectations.Expectations) expectations.Expectations { return e.FinalizerRemovalObserved(uid) })
-}
-
-// InterimStatusWritten reports that the plan's InterimStatus was written:
-// the plan's Backoff, which counts the failures that status records, is
-// kept from now on. If the write fails, the old record stays, and the next
-// sync counts those failures again.
-func (y *Sync) InterimStatusWritten() {
-	y.store.update(y.key, y.snap.Job.UID, func(e *entry) { e.backoff = cloneBackoff(y.plan.Backoff) })
-}
-
-// StatusWritten reports that the plan's final Status was written. If it
-// finished the Job, the memory now says so (JobFinished), and syncs are
-// skipped until the informer shows the finished Job.
-func (y *Sync) StatusWritten() {
-	if !y.finishing {
-		return
+	added, dropped := removalDiff(y.plan.Expectations.FinalizerRemovals, rest.Expectations.FinalizerRemovals)
+	y.plan = rest
+	if len(added)+len(dropped) > 0 {
+		y.store.update(y.key, y.snap.Job.UID, func(e *entry) {
+			for _, u := range dropped {
+				e.exp = e.exp.FinalizerRemovalObserved(u)
+			}
+			e.exp = e.exp.ExpectFinalizerRemovals(added...)
+		})
 	}
-	y.store.update(y.key, y.snap.Job.UID, func(e *entry) { e.exp.JobFinished = true })
+	return rest, nil
 }
 
-func (y *Sync) lower(f func(expectations.Expectations) expectations.Expectations) {
-	y.store.update(y.key, y.snap.Job.UID, func(e *entry) { e.exp = f(e.exp) })
+// Advance reports how far the plan was carried out, and the stored memory
+// becomes what jobsync.Advance says to keep, with the informer's
+// observations since Begin kept: the counts are lowered by what Advance
+// takes back, the removals Advance no longer expects are dropped, and
+// Backoff and JobFinished are Advance's. Call it once, when the plan
+// stops or ends.
+func (y *Sync) Advance(p jobsync.Progress) {
+	full := jobsync.Advance(y.snap, y.plan, jobsync.Progress{})
+	want := jobsync.Advance(y.snap, y.plan, p)
+	var dropped []types.UID
+	for u := range full.Expectations.FinalizerRemovals.All() {
+		if !want.Expectations.FinalizerRemovals.Has(u) {
+			dropped = append(dropped, u)
+		}
+	}
+	y.store.update(y.key, y.snap.Job.UID, func(e *entry) {
+		if y.countsSet {
+			e.exp.Creations -= full.Expectations.Creations - want.Expectations.Creations
+			e.exp.Deletions -= full.Expectations.Deletions - want.Expectations.Deletions
+		}
+		for _, u := range dropped {
+			e.exp = e.exp.FinalizerRemovalObserved(u)
+		}
+		e.exp.JobFinished = want.Expectations.JobFinished
+		e.backoff = cloneBackoff(want.Backoff)
+	})
 }

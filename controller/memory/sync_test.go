@@ -111,10 +111,10 @@ func TestBeginKeepsObservationsSinceTheSnapshot(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := NewStore()
-			s.Begin(jobsync.Snapshot{Job: job}, jobsync.Plan{Expectations: tt.stored, Backoff: backoff.Record{FailuresAfterLastSuccess: 1, LastFailureTime: &failedAt}})
-			snap := s.Snapshot(job, nil, t0)
+			s.Begin(jobsync.Snapshot{Job: job}, jobsync.Options{}, jobsync.Plan{Expectations: tt.stored, Backoff: backoff.Record{FailuresAfterLastSuccess: 1, LastFailureTime: &failedAt}})
+			snap := snapOf(s, job, t0)
 			tt.observe(observerFor(s, job))
-			s.Begin(snap, tt.plan(snap.Expectations))
+			s.Begin(snap, jobsync.Options{}, tt.plan(snap.Expectations))
 			got, ok := s.Get("ns", "pi", "j1")
 			if !ok {
 				t.Fatal("no memory kept after Begin")
@@ -134,9 +134,9 @@ func TestBeginKeepsObservationsSinceTheSnapshot(t *testing.T) {
 func TestObservationsAfterBeginSatisfyThePlan(t *testing.T) {
 	s := NewStore()
 	job := testJob("j1")
-	snap := s.Snapshot(job, nil, t0)
+	snap := snapOf(s, job, t0)
 	plan := jobsync.Plan{Expectations: snap.Expectations.ExpectCreations(2, t0)}
-	s.Begin(snap, plan)
+	s.Begin(snap, jobsync.Options{}, plan)
 	o := observerFor(s, job)
 	o.PodAdded(testPod("a", "j1", fin))
 	o.PodAdded(testPod("b", "j1", fin))
@@ -146,8 +146,17 @@ func TestObservationsAfterBeginSatisfyThePlan(t *testing.T) {
 	}
 }
 
-// TestFailedStepsLowerWhatWasNotDone pins the three rules that were once
-// only in jobsynctest's source.
+// snapOf takes the snapshot of a Job without pods.
+func snapOf(s *Store, job *batchv1.Job, now time.Time) jobsync.Snapshot {
+	snap, err := s.Snapshot(job, now, NoPods)
+	if err != nil {
+		panic(err)
+	}
+	return snap
+}
+
+// TestFailedStepsLowerWhatWasNotDone pins the library's rules (jobsync.Advance)
+// as the store applies them to the memory it keeps.
 func TestFailedStepsLowerWhatWasNotDone(t *testing.T) {
 	failedAt := t0.Add(-time.Minute)
 	newBackoff := backoff.Record{FailuresAfterLastSuccess: 1, LastFailureTime: &failedAt}
@@ -155,46 +164,46 @@ func TestFailedStepsLowerWhatWasNotDone(t *testing.T) {
 
 	t.Run("Backoff is kept only once the interim status is written", func(t *testing.T) {
 		s := NewStore()
-		y := s.Begin(s.Snapshot(job, nil, t0), jobsync.Plan{InterimStatus: &batchv1.JobStatus{}, Backoff: newBackoff})
+		y := s.Begin(snapOf(s, job, t0), jobsync.Options{}, jobsync.Plan{InterimStatus: &batchv1.JobStatus{}, Backoff: newBackoff})
 		if got, _ := s.Get("ns", "pi", "j1"); got.Backoff.FailuresAfterLastSuccess != 0 {
 			t.Errorf("Backoff kept before the interim status was written: %+v", got.Backoff)
 		}
-		y.InterimStatusWritten()
+		y.Advance(jobsync.Progress{})
 		if got, _ := s.Get("ns", "pi", "j1"); got.Backoff.FailuresAfterLastSuccess != 1 {
 			t.Errorf("Backoff not kept after the interim status was written: %+v", got.Backoff)
 		}
 	})
 	t.Run("Backoff of a plan without interim status is kept at once", func(t *testing.T) {
 		s := NewStore()
-		s.Begin(s.Snapshot(job, nil, t0), jobsync.Plan{Backoff: newBackoff})
+		s.Begin(snapOf(s, job, t0), jobsync.Options{}, jobsync.Plan{Backoff: newBackoff})
 		if got, _ := s.Get("ns", "pi", "j1"); got.Backoff.FailuresAfterLastSuccess != 1 {
 			t.Errorf("Backoff not kept: %+v", got.Backoff)
 		}
 	})
 	t.Run("JobFinished only once the final status is written", func(t *testing.T) {
 		s := NewStore()
-		y := s.Begin(s.Snapshot(job, nil, t0), jobsync.Plan{Status: &batchv1.JobStatus{}, Expectations: expectations.Expectations{JobFinished: true}})
+		y := s.Begin(snapOf(s, job, t0), jobsync.Options{}, jobsync.Plan{Status: &batchv1.JobStatus{}, Expectations: expectations.Expectations{JobFinished: true}})
 		if got, _ := s.Get("ns", "pi", "j1"); got.Expectations.JobFinished {
 			t.Error("JobFinished kept before the final status was written")
 		}
-		y.StatusWritten()
+		y.Advance(jobsync.Progress{})
 		if got, _ := s.Get("ns", "pi", "j1"); !got.Expectations.JobFinished {
 			t.Error("JobFinished not kept after the final status was written")
 		}
 	})
 	t.Run("failed deletions lower the count only if the plan set it", func(t *testing.T) {
 		s := NewStore()
-		s.Begin(s.Snapshot(job, nil, t0), jobsync.Plan{Expectations: expectations.Expectations{Deletions: 3, SetAt: t0}})
-		snap := s.Snapshot(job, nil, t0.Add(time.Second))
+		s.Begin(snapOf(s, job, t0), jobsync.Options{}, jobsync.Plan{Expectations: expectations.Expectations{Deletions: 3, SetAt: t0}})
+		snap := snapOf(s, job, t0.Add(time.Second))
 		// A finishing Job deletes its active pods without setting counts.
-		y := s.Begin(snap, jobsync.Plan{Expectations: snap.Expectations, Deletions: make([]jobsync.PodDeletion, 2)})
-		y.DeletionFailed()
+		y := s.Begin(snap, jobsync.Options{}, jobsync.Plan{Expectations: snap.Expectations, Deletions: make([]jobsync.PodDeletion, 2)})
+		y.Advance(jobsync.Progress{Pods: jobsync.PodFailures{Deletions: []jobsync.DeletionFailure{{}}}})
 		if got, _ := s.Get("ns", "pi", "j1"); got.Expectations.Deletions != 3 {
 			t.Errorf("deletions = %d, want 3: the plan did not set them", got.Expectations.Deletions)
 		}
-		snap = s.Snapshot(job, nil, t0.Add(2*time.Second))
-		y = s.Begin(snap, jobsync.Plan{Expectations: snap.Expectations.ExpectDeletions(2, snap.Now), Deletions: make([]jobsync.PodDeletion, 2)})
-		y.DeletionFailed()
+		snap = snapOf(s, job, t0.Add(2*time.Second))
+		y = s.Begin(snap, jobsync.Options{}, jobsync.Plan{Expectations: snap.Expectations.ExpectDeletions(2, snap.Now), Deletions: make([]jobsync.PodDeletion, 2)})
+		y.Advance(jobsync.Progress{Pods: jobsync.PodFailures{Deletions: []jobsync.DeletionFailure{{}}}})
 		if got, _ := s.Get("ns", "pi", "j1"); got.Expectations.Deletions != 1 {
 			t.Errorf("deletions = %d, want 1", got.Expectations.Deletions)
 		}
@@ -206,12 +215,12 @@ func TestFailedStepsLowerWhatWasNotDone(t *testing.T) {
 func TestMemoryBelongsToOneJobUID(t *testing.T) {
 	s := NewStore()
 	old, cur := testJob("old"), testJob("new")
-	s.Begin(s.Snapshot(old, nil, t0), jobsync.Plan{Expectations: expectations.Expectations{Creations: 5, SetAt: t0}})
-	snap := s.Snapshot(cur, nil, t0)
+	s.Begin(snapOf(s, old, t0), jobsync.Options{}, jobsync.Plan{Expectations: expectations.Expectations{Creations: 5, SetAt: t0}})
+	snap := snapOf(s, cur, t0)
 	if diff := cmp.Diff(expectations.Expectations{}, snap.Expectations); diff != "" {
 		t.Fatalf("the new Job inherits the old one's memory (-want +got):\n%s", diff)
 	}
-	s.Begin(snap, jobsync.Plan{Expectations: snap.Expectations.ExpectCreations(2, t0)})
+	s.Begin(snap, jobsync.Options{}, jobsync.Plan{Expectations: snap.Expectations.ExpectCreations(2, t0)})
 	observerFor(s, old).PodAdded(testPod("a", "old", fin)) // a late event about the old Job
 	observerFor(s, cur).PodAdded(testPod("a", "old", fin)) // the cache holds the new Job: UID differs
 	if got, _ := s.Get("ns", "pi", "new"); got.Expectations.Creations != 2 {
@@ -235,10 +244,10 @@ func TestStoreSharesNoMemoryWithWhatItHandsOut(t *testing.T) {
 	job := testJob("j1")
 	failedAt := t0
 	plan := jobsync.Plan{Backoff: backoff.Record{FailuresAfterLastSuccess: 1, LastFailureTime: &failedAt}}
-	s.Begin(s.Snapshot(job, nil, t0), plan)
+	s.Begin(snapOf(s, job, t0), jobsync.Options{}, plan)
 
 	failedAt = t0.Add(time.Hour) // the caller reuses the plan's memory
-	snap := s.Snapshot(job, nil, t0)
+	snap := snapOf(s, job, t0)
 	*snap.Backoff.LastFailureTime = t0.Add(2 * time.Hour) // and the snapshot's
 
 	got, _ := s.Get("ns", "pi", "j1")

@@ -181,7 +181,7 @@ func NewCluster(job *batchv1.Job, cfg Config) (*Cluster, error) {
 	if c.maxLag <= 0 {
 		c.maxLag = 30 * time.Second
 	}
-	for _, p := range []float64{cfg.Faults.APIError, cfg.Faults.Crash, cfg.Faults.StaleView, cfg.Faults.SkewedView, cfg.Faults.PodDeletion} {
+	for _, p := range []float64{cfg.Faults.APIError, cfg.Faults.RefusedCreation, cfg.Faults.Crash, cfg.Faults.StaleView, cfg.Faults.SkewedView, cfg.Faults.PodDeletion} {
 		if !(p >= 0 && p <= 1) { // NaN is neither
 			return nil, fmt.Errorf("jobsynctest: fault probability %v is not in [0, 1]", p)
 		}

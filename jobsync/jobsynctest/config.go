@@ -216,10 +216,16 @@ func (d *jsonDuration) UnmarshalJSON(data []byte) error {
 // same faults.
 type Faults struct {
 	// APIError is the probability that any one API call of a plan (claim,
-	// finalizer patch, deletion, creation, status write) fails. The plan
-	// stops at the failed call; the controller lowers its expectations for
-	// what it did not do and syncs again after a rate-limited delay.
+	// finalizer patch, deletion, creation, status write) fails. A failed
+	// pod creation or deletion lets the plan go on to its status writes
+	// and finalizer removals (jobsync.Resume); any other stops it. The
+	// controller keeps the memory jobsync.Advance says and syncs again
+	// after a rate-limited delay.
 	APIError float64 `json:"apiError,omitempty"`
+	// RefusedCreation is the probability that the API server refuses one
+	// pod creation, as a ResourceQuota, PodSecurity admission or a
+	// validating webhook would.
+	RefusedCreation float64 `json:"refusedCreation,omitempty"`
 	// Crash is the probability that the controller crashes during a sync,
 	// at a step chosen uniformly among the plan's calls (possibly before
 	// the first or after the last). The rest of the plan is lost, and so is
@@ -251,18 +257,19 @@ type Faults struct {
 
 // faultsJSON is Faults with MaxLag as a string.
 type faultsJSON struct {
-	APIError    float64       `json:"apiError,omitempty"`
-	Crash       float64       `json:"crash,omitempty"`
-	StaleView   float64       `json:"staleView,omitempty"`
-	SkewedView  float64       `json:"skewedView,omitempty"`
-	MaxLag      *jsonDuration `json:"maxLag,omitempty"`
-	PodDeletion float64       `json:"podDeletion,omitempty"`
-	JobChanges  []JobChange   `json:"jobChanges,omitempty"`
+	APIError        float64       `json:"apiError,omitempty"`
+	RefusedCreation float64       `json:"refusedCreation,omitempty"`
+	Crash           float64       `json:"crash,omitempty"`
+	StaleView       float64       `json:"staleView,omitempty"`
+	SkewedView      float64       `json:"skewedView,omitempty"`
+	MaxLag          *jsonDuration `json:"maxLag,omitempty"`
+	PodDeletion     float64       `json:"podDeletion,omitempty"`
+	JobChanges      []JobChange   `json:"jobChanges,omitempty"`
 }
 
 // MarshalJSON writes MaxLag as a Go duration string.
 func (f Faults) MarshalJSON() ([]byte, error) {
-	out := faultsJSON{APIError: f.APIError, Crash: f.Crash, StaleView: f.StaleView, SkewedView: f.SkewedView, PodDeletion: f.PodDeletion, JobChanges: f.JobChanges}
+	out := faultsJSON{APIError: f.APIError, RefusedCreation: f.RefusedCreation, Crash: f.Crash, StaleView: f.StaleView, SkewedView: f.SkewedView, PodDeletion: f.PodDeletion, JobChanges: f.JobChanges}
 	if f.MaxLag != 0 {
 		d := jsonDuration(f.MaxLag)
 		out.MaxLag = &d
@@ -277,7 +284,7 @@ func (f *Faults) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &in); err != nil {
 		return err
 	}
-	*f = Faults{APIError: in.APIError, Crash: in.Crash, StaleView: in.StaleView, SkewedView: in.SkewedView, PodDeletion: in.PodDeletion, JobChanges: in.JobChanges}
+	*f = Faults{APIError: in.APIError, RefusedCreation: in.RefusedCreation, Crash: in.Crash, StaleView: in.StaleView, SkewedView: in.SkewedView, PodDeletion: in.PodDeletion, JobChanges: in.JobChanges}
 	if in.MaxLag != nil {
 		f.MaxLag = time.Duration(*in.MaxLag)
 	}

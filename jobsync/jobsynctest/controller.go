@@ -231,6 +231,10 @@ func (c *Cluster) flush() {
 func (c *Cluster) deliverJob(ev watchEvent) {
 	if ev.deleted {
 		c.view.setJob(nil)
+		// The Job's memory goes with it, as upstream (v1.37) drops a
+		// deleted Job's expectations in its deletion handler: a new Job of
+		// the same name must not wait for what the old one expected.
+		c.mem = memory{}
 		return
 	}
 	c.view.setJob(ev.job)
@@ -393,34 +397,13 @@ func (c *Cluster) sync() (StepRecord, error) {
 		crashAt = c.rng.IntN(len(calls) + 1)
 	}
 	c.holding = true
-	rv := snap.Job.ResourceVersion
-	done := 0
-	var failure error
-	interimWritten, statusWritten := false, false
-	for i, cl := range calls {
-		if i == crashAt {
-			break
-		}
-		if c.cfg.Faults.APIError > 0 && c.rng.Float64() < c.cfg.Faults.APIError {
-			c.result.Faults.APIErrors++
-			failure = fmt.Errorf("%s: %w", cl.kind, errAPI)
-			break
-		}
-		if err := c.do(cl, &plan, seen, &rv); err != nil {
-			failure = fmt.Errorf("%s: %w", cl.kind, err)
-			break
-		}
-		done++
-		switch cl.kind {
-		case "interim":
-			interimWritten = true
-		case "status":
-			statusWritten = true
-		}
-	}
+	r := carrying{c: c, snap: snap, seen: seen, plan: plan, rv: snap.Job.ResourceVersion, crashAt: crashAt}
+	r.carryOut(calls)
+	done, failure := r.made, r.failure
 	rec.Done, rec.Calls = done, len(calls)
+	plan = r.plan
 
-	if crashAt >= 0 && failure == nil && done == crashAt {
+	if r.crashed {
 		rec.Interrupted = fmt.Sprintf("the controller crashed after %d of %d calls", done, len(calls))
 		c.holding = false
 		c.crash()
@@ -428,34 +411,12 @@ func (c *Cluster) sync() (StepRecord, error) {
 		return rec, nil
 	}
 
-	// Remember what the plan says to remember, lowered for what was not
-	// done: the informer will never show it.
-	exp := plan.Expectations
-	// Deletions of a finishing Job raise no expectations (the plan leaves
-	// them as they were), so a failed one lowers none, as upstream's
-	// deletion of the active pods of a finishing Job lowers none.
-	deletionsExpected := plan.Expectations.Deletions != snap.Expectations.Deletions || !plan.Expectations.SetAt.Equal(snap.Expectations.SetAt)
-	for _, cl := range calls[done:] {
-		switch cl.kind {
-		case "create":
-			exp = exp.CreationObserved()
-		case "delete":
-			if deletionsExpected {
-				exp = exp.DeletionObserved()
-			}
-		case "unfinalize":
-			exp = exp.FinalizerRemovalObserved(cl.pod.UID)
-		}
-	}
-	if plan.Status != nil && !statusWritten {
-		exp.JobFinished = false
-	}
-	c.mem.exp = exp
-	if plan.InterimStatus == nil || interimWritten {
-		c.mem.backoff = plan.Backoff
-	}
+	// Remember what the library says to remember of a plan carried out
+	// this far (jobsync.Advance).
+	mem := jobsync.Advance(snap, plan, r.progress)
+	c.mem.exp, c.mem.backoff = mem.Expectations, mem.Backoff
 	if c.check != nil {
-		c.check.planWritten(&plan, interimWritten)
+		c.check.planWritten(&plan, r.progress.Done(jobsync.StepInterimStatus) && plan.InterimStatus != nil)
 	}
 	c.holding = false
 	c.flush()

@@ -67,6 +67,15 @@
 // views, have other actors delete pods, and change the Job on a schedule
 // (suspend, resume, parallelism, elastic scaling of Indexed Jobs, deletion).
 //
+// # Statuses for other tests
+//
+// Statuses and FinalStatus run a Job to its end (with the scripts
+// AllSucceed, FailFirst and RunForever, or any other) and return the
+// statuses the controller wrote, so that a test of code that reads Jobs
+// sets job.Status to what a controller would write instead of conditions
+// written by hand, which the API server's status validation refuses unless
+// they are exactly that.
+//
 // # Checks
 //
 // With Config.Check the cluster checks, at every step, the invariants listed

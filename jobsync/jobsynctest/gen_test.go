@@ -143,7 +143,7 @@ func sortInt32(v []int32) {
 
 // faultKinds selects the faults a property draws.
 type faultKinds struct {
-	apiErrors, crashes, staleViews, skewedViews, podDeletions, jobChanges bool
+	apiErrors, refused, crashes, staleViews, skewedViews, podDeletions, jobChanges bool
 }
 
 // genFaults draws fault probabilities and a schedule of changes to the
@@ -153,6 +153,9 @@ func genFaults(t *rapid.T, job *batchv1.Job, kinds faultKinds) jobsynctest.Fault
 	var f jobsynctest.Faults
 	if kinds.apiErrors {
 		f.APIError = rapid.SampledFrom([]float64{0.02, 0.1, 0.3}).Draw(t, "apiError")
+	}
+	if kinds.refused {
+		f.RefusedCreation = rapid.SampledFrom([]float64{0.1, 0.3, 0.6}).Draw(t, "refusedCreation")
 	}
 	if kinds.crashes {
 		f.Crash = rapid.SampledFrom([]float64{0.02, 0.1, 0.3}).Draw(t, "crash")

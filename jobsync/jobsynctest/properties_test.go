@@ -48,6 +48,7 @@ func (s *tally) add(r jobsynctest.Result) {
 	s.outcomes[r.Outcome]++
 	f := r.Faults
 	s.faults.APIErrors += f.APIErrors
+	s.faults.Refused += f.Refused
 	s.faults.Conflicts += f.Conflicts
 	s.faults.Rejections += f.Rejections
 	s.faults.Crashes += f.Crashes
@@ -55,7 +56,7 @@ func (s *tally) add(r jobsynctest.Result) {
 	s.faults.PodDeletes += f.PodDeletes
 	s.faults.Disruptions += f.Disruptions
 	s.faults.JobChanges += f.JobChanges
-	if f.APIErrors+f.Conflicts+f.Crashes+f.Stalls+f.PodDeletes+f.JobChanges > 0 {
+	if f.APIErrors+f.Refused+f.Conflicts+f.Crashes+f.Stalls+f.PodDeletes+f.JobChanges > 0 {
 		s.withFault++
 	}
 	if len(r.Tolerated) > 0 {
@@ -80,8 +81,8 @@ func (s *tally) String() string {
 		tol = append(tol, fmt.Sprintf("%s %d", what, n))
 	}
 	sort.Strings(tol)
-	return fmt.Sprintf("tolerated [%s]; ", strings.Join(tol, ", ")) + fmt.Sprintf("%d lifecycles (%s), %d with faults; %d syncs, %d pods; API errors %d, conflicts %d, crashes %d, stalls %d, pod deletions %d, disruptions %d, Job changes %d",
-		s.runs, strings.Join(outs, ", "), s.withFault, s.syncs, s.created, f.APIErrors, f.Conflicts, f.Crashes, f.Stalls, f.PodDeletes, f.Disruptions, f.JobChanges)
+	return fmt.Sprintf("tolerated [%s]; ", strings.Join(tol, ", ")) + fmt.Sprintf("%d lifecycles (%s), %d with faults; %d syncs, %d pods; API errors %d, refused creations %d, conflicts %d, crashes %d, stalls %d, pod deletions %d, disruptions %d, Job changes %d",
+		s.runs, strings.Join(outs, ", "), s.withFault, s.syncs, s.created, f.APIErrors, f.Refused, f.Conflicts, f.Crashes, f.Stalls, f.PodDeletes, f.Disruptions, f.JobChanges)
 }
 
 // safetyRules are the rules that hold even under skewed views.
@@ -221,11 +222,14 @@ func TestPropertyLifecycle(t *testing.T) {
 	}{
 		{"NoFaults", faultKinds{}},
 		{"APIErrors", faultKinds{apiErrors: true}},
+		// Admission refusing pod creations (a quota, PodSecurity, a
+		// webhook): the status is still written, so deadlines still fire.
+		{"RefusedCreations", faultKinds{refused: true}},
 		{"Crashes", faultKinds{crashes: true}},
 		{"StaleViews", faultKinds{staleViews: true}},
 		{"PodDeletions", faultKinds{podDeletions: true}},
 		{"JobChanges", faultKinds{jobChanges: true}},
-		{"AllFaults", faultKinds{apiErrors: true, crashes: true, staleViews: true, podDeletions: true, jobChanges: true}},
+		{"AllFaults", faultKinds{apiErrors: true, refused: true, crashes: true, staleViews: true, podDeletions: true, jobChanges: true}},
 		// Under skew between the pod and Job informers upstream's controller
 		// (and so jobsync) has races that break liveness and counting (see
 		// README.md); the safety rules still hold.

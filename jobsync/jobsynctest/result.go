@@ -126,6 +126,7 @@ type Result struct {
 // FaultCounts counts injected faults by kind.
 type FaultCounts struct {
 	APIErrors   int `json:"apiErrors,omitempty"`
+	Refused     int `json:"refused,omitempty"`   // pod creations refused (Faults.RefusedCreation)
 	Conflicts   int `json:"conflicts,omitempty"` // status writes refused for a stale resourceVersion
 	Rejections  int `json:"rejections,omitempty"`
 	Crashes     int `json:"crashes,omitempty"`

@@ -7,8 +7,15 @@
 //
 // With --leader-elect, only the holder of a Lease (in
 // --leader-elect-namespace) runs the controller, so several replicas can
-// be deployed. SIGINT or SIGTERM stops it gracefully: syncs under way
-// finish, the Lease is released.
+// be deployed. SIGINT or SIGTERM stops it: no new sync starts, the syncs
+// under way are abandoned and no API call is sent any more, then the Lease
+// is released and the command exits 0. A replica that loses the Lease (or
+// passes its renew deadline) without being asked to stop stops the same
+// way and exits 1, so that its supervisor starts it afresh.
+//
+// On a cluster without kube-controller-manager (envtest, an API server
+// started by tests, a KWOK-style cluster), --act-as-builtin-job-controller
+// makes it run the Jobs the built-in Job controller would run instead.
 package main
 
 import (

@@ -21,6 +21,7 @@ type config struct {
 	workers        int
 	qps            float64
 	burst          int
+	actAsBuiltIn   bool
 
 	leaderElect   bool
 	leaseNS       string
@@ -45,6 +46,7 @@ func defaultConfig() config {
 func (c *config) bind(fs *flag.FlagSet) {
 	fs.StringVar(&c.kubeconfig, "kubeconfig", c.kubeconfig, "path to a kubeconfig; empty means the in-cluster configuration")
 	fs.StringVar(&c.controllerName, "controller-name", c.controllerName, "the spec.managedBy value of the Jobs to run (required), e.g. example.com/jobsync")
+	fs.BoolVar(&c.actAsBuiltIn, "act-as-builtin-job-controller", c.actAsBuiltIn, "run the Jobs of Kubernetes' built-in Job controller (no spec.managedBy, or kubernetes.io/job-controller) with its finalizer; only for clusters without kube-controller-manager (envtest, test API servers, KWOK-style clusters)")
 	fs.IntVar(&c.workers, "workers", c.workers, "number of Jobs synced at once")
 	fs.Float64Var(&c.qps, "kube-api-qps", c.qps, "queries per second to the API server")
 	fs.IntVar(&c.burst, "kube-api-burst", c.burst, "burst of queries to the API server")
@@ -70,8 +72,8 @@ func restConfig(c config) (*rest.Config, error) {
 // run builds the controller and runs it until ctx ends, under leader
 // election if asked.
 func run(ctx context.Context, c config) error {
-	if c.controllerName == "" {
-		return errors.New("--controller-name is required")
+	if c.controllerName == "" && !c.actAsBuiltIn {
+		return errors.New("--controller-name is required (or --act-as-builtin-job-controller on a cluster without kube-controller-manager)")
 	}
 	cfg, err := restConfig(c)
 	if err != nil {
@@ -83,7 +85,7 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	ctrl, err := jobcontroller.New(client, jobcontroller.Options{ControllerName: c.controllerName, Workers: c.workers})
+	ctrl, err := jobcontroller.New(client, jobcontroller.Options{ControllerName: c.controllerName, Workers: c.workers, ActAsBuiltIn: c.actAsBuiltIn})
 	if err != nil {
 		return err
 	}

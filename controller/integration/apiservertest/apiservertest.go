@@ -7,7 +7,15 @@
 // One etcd serves a whole test binary (start it from TestMain with Main);
 // each test gets its own API server with its own storage prefix, so tests
 // see only their own objects. An API server starts in about two seconds once
-// the test binary is built.
+// the test binary is built. Start takes a small interface, T, so that it
+// works from plain go test and from Ginkgo (GinkgoT()) alike.
+//
+// It links in kube-apiserver itself (several hundred k8s.io/kubernetes
+// packages, with the staging module pins they need). A project that only
+// needs a real API server for its controllers is better served by
+// controller-runtime's envtest, which runs kube-apiserver and etcd binaries
+// (see the controller module's jobtest and cmd/envtest-assets); this
+// package is for tests that want the server in the test process itself.
 package apiservertest
 
 import (
@@ -25,6 +33,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	apiserver "k8s.io/kubernetes/cmd/kube-apiserver/app/testing"
+	"k8s.io/kubernetes/test/utils/ktesting"
 )
 
 // Flags are the kube-apiserver flags every test server gets. No service
@@ -70,19 +79,16 @@ func Main(m *testing.M) {
 
 // Start starts a kube-apiserver on the test binary's etcd (starting etcd
 // first if this is the first server) and stops it when t ends.
-func Start(t testing.TB) *Server {
+func Start(t T) *Server {
 	t.Helper()
+	tb := &fullTB{T: t}
 	shared.once.Do(func() { shared.etcd, shared.url, shared.dir, shared.err = startEtcd() })
 	if shared.err != nil {
 		t.Fatalf("starting etcd: %v", shared.err)
 	}
-	storage := storagebackend.NewDefaultConfig(path.Join("/", sanitize(t.Name()), fmt.Sprint(time.Now().UnixNano()), "registry"), nil)
+	storage := storagebackend.NewDefaultConfig(path.Join("/", sanitize(tb.Name()), fmt.Sprint(time.Now().UnixNano()), "registry"), nil)
 	storage.Transport.ServerList = []string{shared.url}
 
-	tb, ok := t.(*testing.T)
-	if !ok {
-		t.Fatalf("apiservertest.Start needs a *testing.T, got %T", t)
-	}
 	srv, err := startOne(tb, storage)
 	if err != nil {
 		// A start that times out on a loaded machine is tried once more,
@@ -112,7 +118,7 @@ func Start(t testing.TB) *Server {
 // side by side once started.
 var starting sync.Mutex
 
-func startOne(t *testing.T, storage *storagebackend.Config) (apiserver.TestServer, error) {
+func startOne(t ktesting.TB, storage *storagebackend.Config) (apiserver.TestServer, error) {
 	starting.Lock()
 	defer starting.Unlock()
 	return apiserver.StartTestServer(t, nil, Flags, storage)

@@ -40,3 +40,26 @@ func TestServerIsReal(t *testing.T) {
 		t.Fatalf("status with succeeded -1: got %v, want 422 Invalid", err)
 	}
 }
+
+// minimalT has only what apiservertest.T asks for, as an adapter of another
+// test framework might: no Name, TempDir, Errorf or Setenv.
+type minimalT struct{ t *testing.T }
+
+func (m minimalT) Helper()                           { m.t.Helper() }
+func (m minimalT) Cleanup(f func())                  { m.t.Cleanup(f) }
+func (m minimalT) Fatalf(format string, args ...any) { m.t.Fatalf(format, args...) }
+func (m minimalT) Logf(format string, args ...any)   { m.t.Logf(format, args...) }
+
+// TestStartTakesAMinimalT: a T that is not a *testing.T, with none of
+// testing.TB's other methods, starts a working server, stopped at the end
+// of the test.
+func TestStartTakesAMinimalT(t *testing.T) {
+	srv := apiservertest.Start(minimalT{t})
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "minimal"}}
+	if _, err := srv.Client.CoreV1().Namespaces().Create(t.Context(), ns, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.Client.CoreV1().Namespaces().Get(t.Context(), "minimal", metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}

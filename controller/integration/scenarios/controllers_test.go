@@ -23,6 +23,8 @@ type controllerSpec struct {
 	// failWrites is the share of its writes failed before they are sent.
 	failWrites float64
 	seed       uint64
+	// cutter, if set, can cut the controller's watch streams.
+	cutter *watchCutter
 }
 
 // controller is a running Job controller: its kind, the spec.managedBy
@@ -68,6 +70,9 @@ func startController(t *testing.T, cfg *rest.Config, spec controllerSpec) *contr
 		c.calls.rng = newRand(spec.seed)
 	}
 	c.cfg = c.calls.config(cfg, spec.qps, spec.burst)
+	if spec.cutter != nil {
+		c.cfg.Wrap(spec.cutter.wrap)
+	}
 	c.start(t)
 	t.Cleanup(c.stop)
 	return c

@@ -16,7 +16,7 @@ import (
 )
 
 var (
-	generatedFlag = flag.Int("sidebyside.generated", 0, "run this many generated Jobs side by side (issue 14 asks for at least 200)")
+	generatedFlag = flag.Int("sidebyside.generated", 0, "run this many generated Jobs side by side (200 or more for a meaningful run)")
 	seedFlag      = flag.Uint64("sidebyside.seed", 1, "seed of the generated Jobs")
 	perServerFlag = flag.Int("sidebyside.perserver", 8, "generated Jobs (pairs) run at once on one API server")
 	indexesFlag   = flag.String("sidebyside.indexes", "", "run only these generated Jobs (comma-separated indexes below -sidebyside.generated)")

@@ -1,9 +1,9 @@
 // Package scenarios runs Jobs end to end on a real kube-apiserver v1.36.5
 // and etcd: a Job controller (ours, jobcontroller, or upstream's own from
 // k8s.io/kubernetes/pkg/controller/job) manages each Job while the kubelet
-// player runs its pods from a script. The scenario suite (issue 13) checks
+// player runs its pods from a script. The scenario suite checks
 // each Job's outcome and records the controller's API calls; the
-// side-by-side runner (issue 14) runs upstream's controller and ours on one
+// side-by-side runner runs upstream's controller and ours on one
 // API server on twin Jobs and compares how they end.
 package scenarios
 

@@ -35,7 +35,7 @@ var representative = map[string]bool{
 
 // TestSideBySide runs upstream's Job controller and ours on one API server,
 // each on its own twin of the scenario's Job, the kubelet player driving
-// both Jobs' pods from one script, and compares how they end (issue 14).
+// both Jobs' pods from one script, and compares how they end.
 func TestSideBySide(t *testing.T) {
 	devs := loadSideBySideDeviations(t)
 	var mu sync.Mutex

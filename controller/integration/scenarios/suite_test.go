@@ -30,7 +30,7 @@ func suiteControllers() []string {
 	return []string{"upstream"}
 }
 
-// suite is the scenario suite of issue 13. Pods run for about a second, so
+// suite is the scenario suite. Pods run for about a second, so
 // each scenario takes seconds; the pod-failure backoff starts at
 // backoffBase.
 func suite() []scenario {

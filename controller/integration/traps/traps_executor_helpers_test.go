@@ -101,20 +101,28 @@ func (r *rig) syncView(job *batchv1.Job) (jobsync.Plan, executor.Result, error) 
 	}
 	r.observe(list.Items)
 	sel, _ := metav1.LabelSelectorAsSelector(job.Spec.Selector)
-	var pods []*corev1.Pod
-	for i := range list.Items {
-		p := &list.Items[i]
-		ref := metav1.GetControllerOfNoCopy(p)
-		if ref != nil && ref.UID == job.UID || ref == nil && sel.Matches(labels.Set(p.Labels)) {
-			pods = append(pods, p)
+	// The list above fed the observer; the memory is read before the
+	// Job's pods are taken from it, as Snapshot orders it.
+	listPods := func(job *batchv1.Job) ([]*corev1.Pod, error) {
+		var pods []*corev1.Pod
+		for i := range list.Items {
+			p := &list.Items[i]
+			ref := metav1.GetControllerOfNoCopy(p)
+			if ref != nil && ref.UID == job.UID || ref == nil && sel.Matches(labels.Set(p.Labels)) {
+				pods = append(pods, p)
+			}
 		}
+		return pods, nil
 	}
-	snap := r.store.Snapshot(job, pods, time.Now())
+	snap, err := r.store.Snapshot(job, time.Now(), listPods)
+	if err != nil {
+		r.t.Fatal(err)
+	}
 	plan, err := jobsync.Reconcile(snap, r.opts)
 	if err != nil {
 		r.t.Fatalf("Reconcile: %v", err)
 	}
-	res, err := r.exec.Execute(r.ctx, r.store.Begin(snap, plan))
+	res, err := r.exec.Execute(r.ctx, r.store.Begin(snap, r.opts, plan))
 	return plan, res, err
 }
 

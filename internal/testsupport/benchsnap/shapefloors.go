@@ -363,7 +363,8 @@ func ScaleDownFloor(s jobsync.Snapshot) (Deleted, bool) {
 // ranks sorted (n log n), then emitted as deletions. (Upstream issues the
 // deletions concurrently, so their order is not observable from outside;
 // the plan fixes it as upstream's order, which is what a sort of the ranks
-// gives; see BENCHMARKS.md for what an unordered plan would save.)
+// gives; a plan that is the same whatever the order of the input pods
+// needs a sort of all of them anyway.)
 func SuspendFloor(s jobsync.Snapshot) (Deleted, bool) {
 	if s.Job.Spec.Suspend == nil || !*s.Job.Spec.Suspend {
 		return Deleted{}, false

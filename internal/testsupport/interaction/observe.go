@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
+	"github.com/jobsync/jobsync/jobsync"
 )
 
 // observe: the informer catches up with the API server. Each change it
@@ -45,26 +45,10 @@ func (w *World) observe(d Directive, out *lines) error {
 		switch {
 		case old == nil:
 			w.viewPods[n] = p
-			var lowered string
-			if p.DeletionTimestamp != nil {
-				lowered = w.observeDeletion(p, false)
-			} else if w.controlled(p) {
-				if w.exp.Creations > 0 {
-					lowered = "a creation"
-				}
-				w.exp = w.exp.CreationObserved()
-			}
-			out.add("%s (new)%s", describePod(p, w.finalizer()), observedSuffix(lowered))
+			out.add("%s (new)%s", describePod(p, w.finalizer()), observedSuffix(w.lower(jobsync.PodEvent{Pod: p})))
 		case old.ResourceVersion != p.ResourceVersion:
 			w.viewPods[n] = p
-			var lowered string
-			if p.DeletionTimestamp != nil {
-				lowered = w.observeDeletion(p, false)
-			} else if w.controlled(p) && !hasFinalizer(p, w.finalizer()) && w.exp.ExpectsFinalizerRemoval(p.UID) {
-				w.exp = w.exp.FinalizerRemovalObserved(p.UID)
-				lowered = "a finalizer removal"
-			}
-			out.add("%s%s", describePod(p, w.finalizer()), observedSuffix(lowered))
+			out.add("%s%s", describePod(p, w.finalizer()), observedSuffix(w.lower(jobsync.PodEvent{Old: old, Pod: p})))
 		}
 	}
 	for _, n := range sortedNames(w.viewPods) {
@@ -73,7 +57,7 @@ func (w *World) observe(d Directive, out *lines) error {
 		}
 		p := w.viewPods[n]
 		delete(w.viewPods, n)
-		out.add("%s: gone%s", n, observedSuffix(w.observeDeletion(p, true)))
+		out.add("%s: gone%s", n, observedSuffix(w.lower(jobsync.PodEvent{Pod: p, Deleted: true})))
 	}
 	if len(*out) == 0 {
 		out.add("nothing new")
@@ -84,21 +68,23 @@ func (w *World) observe(d Directive, out *lines) error {
 	return nil
 }
 
-// observeDeletion lowers the expectations for a pod seen being deleted
-// (gone, when final) and says what it lowered.
-func (w *World) observeDeletion(p *corev1.Pod, final bool) string {
-	if !w.controlled(p) || finished(w.viewJob) {
-		return ""
-	}
+// lower lowers the expectations by what the library says ev lowers
+// (jobsync.Observe) and says what it lowered that was expected.
+func (w *World) lower(ev jobsync.PodEvent) string {
+	o := jobsync.Observe(w.viewJob, ev, w.opts)
 	var lowered []string
-	if w.exp.Deletions > 0 {
+	if o.Creations > 0 && w.exp.Creations > 0 {
+		lowered = append(lowered, "a creation")
+	}
+	if o.Deletions > 0 && w.exp.Deletions > 0 {
 		lowered = append(lowered, "a deletion")
 	}
-	w.exp = w.exp.DeletionObserved()
-	if (final || !hasFinalizer(p, w.finalizer())) && w.exp.ExpectsFinalizerRemoval(p.UID) {
-		w.exp = w.exp.FinalizerRemovalObserved(p.UID)
-		lowered = append(lowered, "a finalizer removal")
+	for _, u := range o.FinalizerRemovals {
+		if w.exp.ExpectsFinalizerRemoval(u) {
+			lowered = append(lowered, "a finalizer removal")
+		}
 	}
+	w.exp = o.Lower(w.exp)
 	return strings.Join(lowered, " and ")
 }
 
