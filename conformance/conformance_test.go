@@ -1,5 +1,5 @@
 // The differential test: seeded snapshots of every family, each synced once
-// by upstream's Job controller (k8s.io/kubernetes v1.36.3) and once by
+// by upstream's Job controller (k8s.io/kubernetes v1.36.5, or v1.37.2 through release.sh) and once by
 // jobsync.Reconcile, compared field by field. It fails on any difference not
 // listed in DEVIATIONS.md, on any panic, and on any status of a plan that the
 // API server would reject while it accepts upstream's.

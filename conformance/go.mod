@@ -6,13 +6,13 @@ require (
 	github.com/go-logr/logr v1.4.3
 	github.com/google/go-cmp v0.7.0
 	github.com/jobsync/jobsync v0.0.0
-	k8s.io/api v0.36.3
-	k8s.io/apimachinery v0.36.3
-	k8s.io/apiserver v0.36.3
-	k8s.io/client-go v0.36.3
-	k8s.io/component-base v0.36.3
+	k8s.io/api v0.36.5
+	k8s.io/apimachinery v0.36.5
+	k8s.io/apiserver v0.36.5
+	k8s.io/client-go v0.36.5
+	k8s.io/component-base v0.36.5
 	k8s.io/klog/v2 v2.140.0
-	k8s.io/kubernetes v1.36.3
+	k8s.io/kubernetes v1.36.5
 	k8s.io/utils v0.0.0-20260210185600-b8788abfbbc2
 	sigs.k8s.io/yaml v1.6.0
 )
@@ -73,11 +73,11 @@ require (
 	go.uber.org/zap v1.27.1 // indirect
 	go.yaml.in/yaml/v2 v2.4.3 // indirect
 	go.yaml.in/yaml/v3 v3.0.4 // indirect
-	golang.org/x/net v0.49.0 // indirect
+	golang.org/x/net v0.56.0 // indirect
 	golang.org/x/oauth2 v0.34.0 // indirect
-	golang.org/x/sys v0.40.0 // indirect
-	golang.org/x/term v0.39.0 // indirect
-	golang.org/x/text v0.33.0 // indirect
+	golang.org/x/sys v0.46.0 // indirect
+	golang.org/x/term v0.44.0 // indirect
+	golang.org/x/text v0.39.0 // indirect
 	golang.org/x/time v0.14.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260128011058-8636f8732409 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260128011058-8636f8732409 // indirect
@@ -86,11 +86,11 @@ require (
 	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
-	k8s.io/apiextensions-apiserver v0.0.0 // indirect
-	k8s.io/component-helpers v0.0.0 // indirect
-	k8s.io/controller-manager v0.0.0 // indirect
+	k8s.io/apiextensions-apiserver v0.36.5 // indirect
+	k8s.io/component-helpers v0.36.5 // indirect
+	k8s.io/controller-manager v0.36.5 // indirect
 	k8s.io/kube-openapi v0.0.0-20260317180543-43fb72c5454a // indirect
-	k8s.io/kubelet v0.0.0 // indirect
+	k8s.io/kubelet v0.36.5 // indirect
 	pgregory.net/rapid v1.3.0 // indirect
 	sigs.k8s.io/apiserver-network-proxy/konnectivity-client v0.34.0 // indirect
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
@@ -102,37 +102,37 @@ require (
 // its repository each staging module must be pinned to its matching release.
 replace (
 	github.com/jobsync/jobsync => ../
-	k8s.io/api => k8s.io/api v0.36.3
-	k8s.io/apiextensions-apiserver => k8s.io/apiextensions-apiserver v0.36.3
-	k8s.io/apimachinery => k8s.io/apimachinery v0.36.3
-	k8s.io/apiserver => k8s.io/apiserver v0.36.3
-	k8s.io/cli-runtime => k8s.io/cli-runtime v0.36.3
-	k8s.io/client-go => k8s.io/client-go v0.36.3
-	k8s.io/cloud-provider => k8s.io/cloud-provider v0.36.3
-	k8s.io/cluster-bootstrap => k8s.io/cluster-bootstrap v0.36.3
-	k8s.io/code-generator => k8s.io/code-generator v0.36.3
-	k8s.io/component-base => k8s.io/component-base v0.36.3
-	k8s.io/component-helpers => k8s.io/component-helpers v0.36.3
-	k8s.io/controller-manager => k8s.io/controller-manager v0.36.3
-	k8s.io/cri-api => k8s.io/cri-api v0.36.3
-	k8s.io/cri-client => k8s.io/cri-client v0.36.3
-	k8s.io/cri-streaming => k8s.io/cri-streaming v0.36.3
-	k8s.io/csi-translation-lib => k8s.io/csi-translation-lib v0.36.3
-	k8s.io/dynamic-resource-allocation => k8s.io/dynamic-resource-allocation v0.36.3
-	k8s.io/endpointslice => k8s.io/endpointslice v0.36.3
-	k8s.io/externaljwt => k8s.io/externaljwt v0.36.3
-	k8s.io/kms => k8s.io/kms v0.36.3
-	k8s.io/kube-aggregator => k8s.io/kube-aggregator v0.36.3
-	k8s.io/kube-controller-manager => k8s.io/kube-controller-manager v0.36.3
-	k8s.io/kube-proxy => k8s.io/kube-proxy v0.36.3
-	k8s.io/kube-scheduler => k8s.io/kube-scheduler v0.36.3
-	k8s.io/kubectl => k8s.io/kubectl v0.36.3
-	k8s.io/kubelet => k8s.io/kubelet v0.36.3
-	k8s.io/metrics => k8s.io/metrics v0.36.3
-	k8s.io/mount-utils => k8s.io/mount-utils v0.36.3
-	k8s.io/pod-security-admission => k8s.io/pod-security-admission v0.36.3
-	k8s.io/sample-apiserver => k8s.io/sample-apiserver v0.36.3
-	k8s.io/sample-cli-plugin => k8s.io/sample-cli-plugin v0.36.3
-	k8s.io/sample-controller => k8s.io/sample-controller v0.36.3
-	k8s.io/streaming => k8s.io/streaming v0.36.3
+	k8s.io/api => k8s.io/api v0.36.5
+	k8s.io/apiextensions-apiserver => k8s.io/apiextensions-apiserver v0.36.5
+	k8s.io/apimachinery => k8s.io/apimachinery v0.36.5
+	k8s.io/apiserver => k8s.io/apiserver v0.36.5
+	k8s.io/cli-runtime => k8s.io/cli-runtime v0.36.5
+	k8s.io/client-go => k8s.io/client-go v0.36.5
+	k8s.io/cloud-provider => k8s.io/cloud-provider v0.36.5
+	k8s.io/cluster-bootstrap => k8s.io/cluster-bootstrap v0.36.5
+	k8s.io/code-generator => k8s.io/code-generator v0.36.5
+	k8s.io/component-base => k8s.io/component-base v0.36.5
+	k8s.io/component-helpers => k8s.io/component-helpers v0.36.5
+	k8s.io/controller-manager => k8s.io/controller-manager v0.36.5
+	k8s.io/cri-api => k8s.io/cri-api v0.36.5
+	k8s.io/cri-client => k8s.io/cri-client v0.36.5
+	k8s.io/cri-streaming => k8s.io/cri-streaming v0.36.5
+	k8s.io/csi-translation-lib => k8s.io/csi-translation-lib v0.36.5
+	k8s.io/dynamic-resource-allocation => k8s.io/dynamic-resource-allocation v0.36.5
+	k8s.io/endpointslice => k8s.io/endpointslice v0.36.5
+	k8s.io/externaljwt => k8s.io/externaljwt v0.36.5
+	k8s.io/kms => k8s.io/kms v0.36.5
+	k8s.io/kube-aggregator => k8s.io/kube-aggregator v0.36.5
+	k8s.io/kube-controller-manager => k8s.io/kube-controller-manager v0.36.5
+	k8s.io/kube-proxy => k8s.io/kube-proxy v0.36.5
+	k8s.io/kube-scheduler => k8s.io/kube-scheduler v0.36.5
+	k8s.io/kubectl => k8s.io/kubectl v0.36.5
+	k8s.io/kubelet => k8s.io/kubelet v0.36.5
+	k8s.io/metrics => k8s.io/metrics v0.36.5
+	k8s.io/mount-utils => k8s.io/mount-utils v0.36.5
+	k8s.io/pod-security-admission => k8s.io/pod-security-admission v0.36.5
+	k8s.io/sample-apiserver => k8s.io/sample-apiserver v0.36.5
+	k8s.io/sample-cli-plugin => k8s.io/sample-cli-plugin v0.36.5
+	k8s.io/sample-controller => k8s.io/sample-controller v0.36.5
+	k8s.io/streaming => k8s.io/streaming v0.36.5
 )

@@ -3,6 +3,7 @@ package conformance_test
 import (
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -41,6 +42,9 @@ func TestREADMEMatchesTheCode(t *testing.T) {
 		}
 		listed = append(listed, name)
 	}
+	// A family this release of upstream does not run stays in the table
+	// (release_v1_*_test.go).
+	listed = slices.DeleteFunc(listed, func(f string) bool { return slices.Contains(familiesNotRun, f) })
 	if d := cmp.Diff(gen.Families, listed); d != "" {
 		t.Errorf("README's Families table and gen.Families differ (-code +README):\n%s", d)
 	}

@@ -27,9 +27,17 @@ func TestScenarioFilesAgreeWithUpstream(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scenario files: %v", err)
 	}
-	var compared, incomparable []string
+	var compared, incomparable, notModelled []string
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if notModelledScenario(raw) { // release_v1_*_test.go
+			notModelled = append(notModelled, name)
+			continue
+		}
 		sc := readScenario(t, file)
 		if sc.Options != (scenario.Options{}) {
 			incomparable = append(incomparable, name)
@@ -51,7 +59,10 @@ func TestScenarioFilesAgreeWithUpstream(t *testing.T) {
 		})
 	}
 	t.Logf("%d scenario files compared with upstream; %d change options upstream hard-codes: %v", len(compared), len(incomparable), incomparable)
-	if len(compared) < len(files)*9/10 {
+	if len(notModelled) > 0 {
+		t.Logf("%d use a feature of this release the library does not model (DEVIATIONS.md): %v", len(notModelled), notModelled)
+	}
+	if len(compared) < (len(files)-len(notModelled))*9/10 {
 		t.Errorf("only %d of %d scenario files could be compared", len(compared), len(files))
 	}
 }

@@ -32,6 +32,22 @@ func TestUpstreamMapNamesUpstreamCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Rows of code another release has and this one has not
+	// (release_v1_*_test.go).
+	lines := strings.Split(string(md), "\n")
+	kept := refs[:0]
+	skipped := 0
+	for _, r := range refs {
+		if r.Line >= 1 && r.Line <= len(lines) && notModelledRow(lines[r.Line-1]) {
+			skipped++
+			continue
+		}
+		kept = append(kept, r)
+	}
+	refs = kept
+	if skipped > 0 {
+		t.Logf("%d names of rows this release's code does not have left out", skipped)
+	}
 	names := 0
 	for _, r := range refs {
 		if r.Name != "" {

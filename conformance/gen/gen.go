@@ -17,7 +17,6 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 
 	"github.com/jobsync/jobsync/backoff"
 	"github.com/jobsync/jobsync/expectations"
@@ -36,6 +35,10 @@ type Case struct {
 	// (the controller decides again on it before deleting).
 	TTL      bool
 	TTLFresh *batchv1.Job
+	// UpstreamGates are gates upstream runs with beyond those Options
+	// stand for: a gate the library does not model on this release, for a
+	// deviation's test (DEVIATIONS.md). No family sets them.
+	UpstreamGates map[string]bool
 }
 
 // Gates are the feature gates upstream must run with so that it agrees with
@@ -51,9 +54,9 @@ func (c Case) Gates() map[string]bool {
 	if c.Options.KeepStartTimeOnSuspend {
 		set("MutableSchedulingDirectivesForSuspendedJobs", false)
 	}
-	if c.Options.WorkloadWithJob {
-		set("GenericWorkload", true)
-		set("WorkloadWithJob", true)
+	workloadGates(c.Options, set) // scheduling_*.go
+	for name, on := range c.UpstreamGates {
+		set(name, on)
 	}
 	return gates
 }
@@ -63,7 +66,9 @@ var Families = []string{
 	"basic", "work-queue", "suspend", "deadline", "backoff", "finalizers",
 	"indexed", "elastic", "per-index-backoff", "success-policy",
 	"pod-failure-policy", "replacement-policy", "managed-by", "deleted-job", "mixed",
-	"owner-references", "ttl-after-finished", "workload-with-job",
+	"owner-references", "ttl-after-finished",
+	// workload-with-job is added where the release's WorkloadWithJob is
+	// modelled (scheduling_*.go).
 }
 
 // baseFamilies are the families that build a Job from scratch, each about
@@ -91,7 +96,6 @@ func init() {
 		"mixed":              familyMixed,
 		"owner-references":   familyOwnerReferences,
 		"ttl-after-finished": familyTTLAfterFinished,
-		"workload-with-job":  familyWorkloadWithJob,
 	}
 }
 
@@ -111,7 +115,7 @@ func Generate(family string, seed uint64) (Case, error) {
 	// A clock on whole seconds, as times read back from the API server are.
 	g.now = baseTime.Add(time.Duration(g.r.IntN(30*24*3600)) * time.Second)
 	f(g)
-	return Case{
+	c := Case{
 		Family: family,
 		Seed:   seed,
 		Snapshot: jobsync.Snapshot{
@@ -120,13 +124,13 @@ func Generate(family string, seed uint64) (Case, error) {
 			Now:          g.now,
 			Expectations: g.exp,
 			Backoff:      g.backoffRecord(),
-			Workloads:    g.workloads,
-			PodGroups:    g.podGroups,
 		},
 		Options:  g.opts,
 		TTL:      g.ttlCase,
 		TTLFresh: g.ttlFresh,
-	}, nil
+	}
+	g.fillScheduling(&c.Snapshot) // scheduling_*.go
+	return c, nil
 }
 
 var baseTime = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
@@ -149,9 +153,9 @@ type G struct {
 	// ttlCase and ttlFresh: see Case.TTL and Case.TTLFresh.
 	ttlCase  bool
 	ttlFresh *batchv1.Job
-	// workloads and podGroups: the scheduling objects of the snapshot.
-	workloads []*schedulingv1alpha2.Workload
-	podGroups []*schedulingv1alpha2.PodGroup
+	// schedulingObjects: the scheduling objects of the snapshot, in the
+	// release's API (scheduling_*.go).
+	schedulingObjects
 
 	h       *history
 	pending []*podPlan

@@ -1,3 +1,5 @@
+//go:build !upstream_1_37
+
 package gen
 
 import (

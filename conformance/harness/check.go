@@ -134,8 +134,8 @@ func Check(c gen.Case) (v Verdict) {
 	// its replacement): a field that differs even then is a bug, not a tie.
 	res, err := upstream.Run(upstream.Input{
 		Job: s.Job, Pods: s.Pods, Now: s.Now, Expectations: s.Expectations, Backoff: s.Backoff, Gates: c.Gates(),
-		Workloads: s.Workloads, PodGroups: s.PodGroups,
-		PodOrder: CanonicalOrder(s.Job),
+		SchedulingObjects: schedulingInput(s),
+		PodOrder:          CanonicalOrder(s.Job),
 	})
 	if err != nil {
 		v.Setup = err.Error()

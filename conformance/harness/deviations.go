@@ -9,6 +9,8 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/jobsync/jobsync/jobsync"
 )
 
 // Deviation is one deliberate difference from upstream listed in
@@ -32,6 +34,7 @@ var situations = map[string]func(Verdict) bool{
 	"D1": counterOverflow,
 	"D2": templateWithoutLabels,
 	"D3": negativeDeadline,
+	"D4": workloadWithJobNotModelled,
 }
 
 // counterOverflow is D1: the library refuses a snapshot because a counter
@@ -56,6 +59,35 @@ func templateWithoutLabels(v Verdict) bool {
 	return len(job.Spec.Template.Labels) == 0 &&
 		v.Upstream.Error == "unable to create pods, no labels" &&
 		v.Library.Error == "" && len(v.Library.Creations) == 0 && v.Library.Expectations.Creations == 0
+}
+
+// workloadWithJobNotModelled is D4: upstream runs with the WorkloadWithJob
+// gate of a release whose WorkloadWithJob the library does not model (the
+// case asks for it in UpstreamGates, not in Options), and creates a
+// Workload, a PodGroup or pods in a PodGroup, where the library creates
+// none of them.
+func workloadWithJobNotModelled(v Verdict) bool {
+	if !v.Case.UpstreamGates["WorkloadWithJob"] || v.Case.Options != (jobsync.Options{}) {
+		return false
+	}
+	if schedules(v.Library) {
+		return false
+	}
+	return schedules(v.Upstream)
+}
+
+// schedules reports whether an outcome creates scheduling objects or pods
+// that join a PodGroup.
+func schedules(o Outcome) bool {
+	if o.WorkloadCreation != nil || o.PodGroupCreation != nil {
+		return true
+	}
+	for _, p := range o.Creations {
+		if p.Spec.SchedulingGroup != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // LoadDeviations reads the deviations listed in the Markdown file at path.

@@ -14,8 +14,6 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/jobsync/jobsync/backoff"
@@ -35,10 +33,9 @@ type Outcome struct {
 	// their bodies compared byte for byte.
 	Adoptions []Claim `json:"adoptions,omitempty"`
 	Releases  []Claim `json:"releases,omitempty"`
-	// WorkloadCreation and PodGroupCreation are the scheduling objects
-	// created (WorkloadWithJob), compared without their TypeMeta.
-	WorkloadCreation *schedulingv1alpha2.Workload `json:"workloadCreation,omitempty"`
-	PodGroupCreation *schedulingv1alpha2.PodGroup `json:"podGroupCreation,omitempty"`
+	// SchedulingOutcome holds the scheduling objects created
+	// (WorkloadWithJob), in the release's API version (scheduling_*.go).
+	SchedulingOutcome
 	// Deletions are sorted by pod (see tieKey for pods upstream may swap).
 	Deletions []Deletion `json:"deletions,omitempty"`
 	// Creations are the pods to create, sorted by completion index, then
@@ -84,20 +81,7 @@ func fromUpstream(res upstream.Result, s jobsync.Snapshot) Outcome {
 		o.Releases = append(o.Releases, Claim{Pod: c.Pod, Patch: c.Patch})
 	}
 	o.Adoptions, o.Releases = sortedClaims(o.Adoptions), sortedClaims(o.Releases)
-	switch len(res.WorkloadCreates) {
-	case 0:
-	case 1:
-		o.WorkloadCreation = res.WorkloadCreates[0]
-	default:
-		o.Error += fmt.Sprintf("; %d Workloads created", len(res.WorkloadCreates))
-	}
-	switch len(res.PodGroupCreates) {
-	case 0:
-	case 1:
-		o.PodGroupCreation = res.PodGroupCreates[0]
-	default:
-		o.Error += fmt.Sprintf("; %d PodGroups created", len(res.PodGroupCreates))
-	}
+	o.Error += o.SchedulingOutcome.fromUpstream(res.SchedulingCreates)
 	for _, d := range res.Deletes {
 		o.Deletions = append(o.Deletions, Deletion{Pod: d.Pod, RemoveFinalizer: d.FinalizerPatchedFirst})
 	}
@@ -146,14 +130,7 @@ func fromPlan(p jobsync.Plan, err error, s jobsync.Snapshot) Outcome {
 		o.Releases = append(o.Releases, Claim{Pod: c.Pod.Name, Patch: string(c.Patch)})
 	}
 	o.Adoptions, o.Releases = sortedClaims(o.Adoptions), sortedClaims(o.Releases)
-	if wl := p.WorkloadCreation; wl != nil {
-		o.WorkloadCreation = wl.DeepCopy()
-		o.WorkloadCreation.TypeMeta = metav1.TypeMeta{}
-	}
-	if pg := p.PodGroupCreation; pg != nil {
-		o.PodGroupCreation = pg.DeepCopy()
-		o.PodGroupCreation.TypeMeta = metav1.TypeMeta{}
-	}
+	o.SchedulingOutcome = schedulingFromPlan(p)
 	byName := podsByName(s)
 	adopted := map[string]bool{}
 	for _, c := range p.Adoptions {

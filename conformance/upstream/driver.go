@@ -1,5 +1,5 @@
 // Package upstream runs one sync of the real Job controller of
-// k8s.io/kubernetes v1.36.3 (its unexported syncJob) on a snapshot and
+// k8s.io/kubernetes v1.36.5, or v1.37.x with the upstream_1_37 tag (its unexported syncJob) on a snapshot and
 // records everything it decides: pod creates, deletes and patches, status
 // writes, requeues, events, and the controller memory it leaves behind.
 //
@@ -22,15 +22,10 @@ import (
 	"github.com/go-logr/logr"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	"k8s.io/apimachinery/pkg/types"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
-	batchinformers "k8s.io/client-go/informers/batch/v1"
-	coreinformers "k8s.io/client-go/informers/core/v1"
-	schedulinginformers "k8s.io/client-go/informers/scheduling/v1alpha2"
 	"k8s.io/client-go/kubernetes/fake"
-	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
@@ -38,7 +33,6 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/controller"
 	jobctrl "k8s.io/kubernetes/pkg/controller/job"
-	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -57,10 +51,10 @@ type Input struct {
 	// Gates overrides feature gates (by name) for this sync only. Gates
 	// locked to their default in v1.36 cannot be overridden.
 	Gates map[string]bool
-	// Workloads and PodGroups are put in the controller's scheduling
-	// informers (read only with the WorkloadWithJob gate on).
-	Workloads []*schedulingv1alpha2.Workload
-	PodGroups []*schedulingv1alpha2.PodGroup
+	// SchedulingObjects are put in the controller's scheduling informers
+	// (read only with the WorkloadWithJob gate on). Their API version is
+	// the release's (scheduling_*.go).
+	SchedulingObjects
 	// PodOrder, when set, is the order in which the informer hands the
 	// Job's pods to the controller (a real informer's order is that of a
 	// map: any order is possible). Nil leaves the indexer's own order.
@@ -78,10 +72,9 @@ type Result struct {
 	// FinalizerRemovals are the pods whose tracking finalizer the tracking
 	// step (removeTrackingFinalizerFromPods) removed, in arrival order.
 	FinalizerRemovals []string
-	// WorkloadCreates and PodGroupCreates are the scheduling objects the
-	// sync created through the API, as sent.
-	WorkloadCreates []*schedulingv1alpha2.Workload
-	PodGroupCreates []*schedulingv1alpha2.PodGroup
+	// SchedulingCreates are the scheduling objects the sync created through
+	// the API, as sent.
+	SchedulingCreates
 	// Adoptions and Releases are the owner-reference patches of claiming,
 	// with their bodies.
 	Adoptions, Releases []Claim
@@ -200,7 +193,7 @@ func run(in Input) (res Result, err error) {
 			return res, err
 		}
 	}
-	if err := d.addSchedulingObjects(in.Workloads, in.PodGroups); err != nil {
+	if err := d.addSchedulingObjects(in.SchedulingObjects); err != nil {
 		return res, err
 	}
 	d.client.ClearActions()
@@ -209,7 +202,7 @@ func run(in Input) (res Result, err error) {
 	}
 
 	res.Err = callRecovering(d.sync)
-	res.WorkloadCreates, res.PodGroupCreates = d.schedulingCreates()
+	res.SchedulingCreates = d.schedulingCreates()
 
 	res.Expectations = readExpectations(jm, key, in, seeded)
 	if f, last, ok := readBackoff(jm, key); ok {
@@ -269,7 +262,9 @@ func newDriven(job *batchv1.Job, now time.Time, fx sideEffects) (*driven, error)
 	*fieldPtr[clock.WithTicker](jm, "clock") = clocktesting.NewFakeClock(now)
 	*fieldPtr[controller.PodControlInterface](jm, "podControl") = fx
 	*fieldPtr[func(context.Context, *batchv1.Job) (*batchv1.Job, error)](jm, "updateStatusHandler") = fx.updateStatus
-	*fieldPtr[func(context.Context, *batchv1.Job, []byte) error](jm, "patchJobHandler") = fx.patchJob
+	if hasField(jm, "patchJobHandler") { // gone in v1.37, where nothing patched the Job through it
+		*fieldPtr[func(context.Context, *batchv1.Job, []byte) error](jm, "patchJobHandler") = fx.patchJob
+	}
 	*fieldPtr[record.EventRecorder](jm, "recorder") = fx
 	*fieldPtr[workqueue.TypedRateLimitingInterface[string]](jm, "queue") = requeueHook{d.queue, fx}
 	if err := jobInformer.Informer().GetIndexer().Add(job); err != nil {
@@ -325,19 +320,6 @@ func callRecovering(f func() error) (err error) {
 		}
 	}()
 	return f()
-}
-
-// newController builds the controller through its exported constructor.
-// The workload informers are handed over only when the WorkloadWithJob gate
-// (off by default in v1.36) asks for them.
-func newController(ctx context.Context, client *fake.Clientset, factory informers.SharedInformerFactory, podInformer coreinformers.PodInformer, jobInformer batchinformers.JobInformer) (*jobctrl.Controller, error) {
-	var workloads schedulinginformers.WorkloadInformer
-	var podGroups schedulinginformers.PodGroupInformer
-	if utilfeature.DefaultFeatureGate.Enabled(features.WorkloadWithJob) {
-		workloads = factory.Scheduling().V1alpha2().Workloads()
-		podGroups = factory.Scheduling().V1alpha2().PodGroups()
-	}
-	return jobctrl.NewController(ctx, client, podInformer, jobInformer, workloads, podGroups)
 }
 
 // shutdown stops the goroutines the constructor started: the event
@@ -422,42 +404,3 @@ func readExpectations(jm *jobctrl.Controller, key string, in Input, seeded *cont
 }
 
 func featureName(name string) featuregate.Feature { return featuregate.Feature(name) }
-
-// addSchedulingObjects puts Workloads and PodGroups in the controller's
-// informers, when the WorkloadWithJob gate gave it any.
-func (d *driven) addSchedulingObjects(wls []*schedulingv1alpha2.Workload, pgs []*schedulingv1alpha2.PodGroup) error {
-	if !utilfeature.DefaultFeatureGate.Enabled(features.WorkloadWithJob) {
-		return nil
-	}
-	wi := d.factory.Scheduling().V1alpha2().Workloads().Informer().GetIndexer()
-	for _, wl := range wls {
-		if err := wi.Add(wl.DeepCopy()); err != nil {
-			return err
-		}
-	}
-	pi := d.factory.Scheduling().V1alpha2().PodGroups().Informer().GetIndexer()
-	for _, pg := range pgs {
-		if err := pi.Add(pg.DeepCopy()); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// schedulingCreates returns the Workloads and PodGroups the sync created
-// through the fake clientset, as sent.
-func (d *driven) schedulingCreates() (wls []*schedulingv1alpha2.Workload, pgs []*schedulingv1alpha2.PodGroup) {
-	for _, a := range d.client.Actions() {
-		c, ok := a.(k8stesting.CreateAction)
-		if !ok {
-			continue
-		}
-		switch o := c.GetObject().(type) {
-		case *schedulingv1alpha2.Workload:
-			wls = append(wls, o.DeepCopy())
-		case *schedulingv1alpha2.PodGroup:
-			pgs = append(pgs, o.DeepCopy())
-		}
-	}
-	return wls, pgs
-}

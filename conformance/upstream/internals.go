@@ -12,7 +12,7 @@ package upstream
 //     into the standard library; into a non-standard package they link
 //     without any -ldflags.
 //
-// Everything here depends on upstream's field and method names at v1.36.3;
+// Everything here depends on upstream's field and method names at v1.36.5 and v1.37.2;
 // mustField panics with the missing name if a future version renames one,
 // which the smoke test reports at once.
 
@@ -146,4 +146,10 @@ var controlleeTimestampOffset = func() uintptr {
 // (seedExpectations).
 func setControlleeTimestamp(e *controller.ControlleeExpectations, t time.Time) {
 	*(*time.Time)(unsafe.Add(unsafe.Pointer(e), controlleeTimestampOffset)) = t
+}
+
+// hasField reports whether upstream's controller has a field of that name:
+// for the seams one supported release has and another has not.
+func hasField(jm *jobctrl.Controller, name string) bool {
+	return reflect.ValueOf(jm).Elem().FieldByName(name).IsValid()
 }

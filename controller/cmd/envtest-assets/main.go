@@ -27,7 +27,7 @@ import (
 
 // DefaultKubernetesVersion is the release built when -kubernetes-version is
 // not given: the one the integration module's API server runs.
-const DefaultKubernetesVersion = "v1.36.3"
+const DefaultKubernetesVersion = "v1.36.5"
 
 func main() {
 	var cfg config

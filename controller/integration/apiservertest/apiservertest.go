@@ -1,5 +1,5 @@
 // Package apiservertest runs a real control plane inside a test process: etcd
-// v3.6 embedded from go.etcd.io/etcd/server/v3, and kube-apiserver v1.36.3
+// v3.6 embedded from go.etcd.io/etcd/server/v3, and kube-apiserver v1.36.5
 // from k8s.io/kubernetes, with nothing hand-written in between. Every write
 // goes through the API server's defaulting, validation, admission and
 // resourceVersion checks, including the Job status subresource.

@@ -1,4 +1,4 @@
-// Package scenarios runs Jobs end to end on a real kube-apiserver v1.36.3
+// Package scenarios runs Jobs end to end on a real kube-apiserver v1.36.5
 // and etcd: a Job controller (ours, jobcontroller, or upstream's own from
 // k8s.io/kubernetes/pkg/controller/job) manages each Job while the kubelet
 // player runs its pods from a script. The scenario suite checks

@@ -1,0 +1,61 @@
+//go:build !upstream_1_37
+
+package harness
+
+import (
+	"fmt"
+
+	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/jobsync/jobsync/conformance/upstream"
+	"github.com/jobsync/jobsync/jobsync"
+)
+
+// SchedulingOutcome is what a sync created of WorkloadWithJob's scheduling
+// objects, in v1.36's API (scheduling.k8s.io/v1alpha2), which both sides
+// speak. Compared without TypeMeta.
+type SchedulingOutcome struct {
+	WorkloadCreation *schedulingv1alpha2.Workload `json:"workloadCreation,omitempty"`
+	PodGroupCreation *schedulingv1alpha2.PodGroup `json:"podGroupCreation,omitempty"`
+}
+
+// fromUpstream keeps upstream's creations; more than one of a kind is an
+// error of the sync, returned as text to append to Outcome.Error.
+func (o *SchedulingOutcome) fromUpstream(c upstream.SchedulingCreates) (errs string) {
+	switch len(c.WorkloadCreates) {
+	case 0:
+	case 1:
+		o.WorkloadCreation = c.WorkloadCreates[0]
+	default:
+		errs += fmt.Sprintf("; %d Workloads created", len(c.WorkloadCreates))
+	}
+	switch len(c.PodGroupCreates) {
+	case 0:
+	case 1:
+		o.PodGroupCreation = c.PodGroupCreates[0]
+	default:
+		errs += fmt.Sprintf("; %d PodGroups created", len(c.PodGroupCreates))
+	}
+	return errs
+}
+
+// schedulingFromPlan takes the plan's creations, without TypeMeta (upstream
+// sends typed objects without it).
+func schedulingFromPlan(p jobsync.Plan) SchedulingOutcome {
+	var o SchedulingOutcome
+	if wl := p.WorkloadCreation; wl != nil {
+		o.WorkloadCreation = wl.DeepCopy()
+		o.WorkloadCreation.TypeMeta = metav1.TypeMeta{}
+	}
+	if pg := p.PodGroupCreation; pg != nil {
+		o.PodGroupCreation = pg.DeepCopy()
+		o.PodGroupCreation.TypeMeta = metav1.TypeMeta{}
+	}
+	return o
+}
+
+// schedulingInput hands the snapshot's Workloads and PodGroups to upstream.
+func schedulingInput(s jobsync.Snapshot) upstream.SchedulingObjects {
+	return upstream.SchedulingObjects{Workloads: s.Workloads, PodGroups: s.PodGroups}
+}
