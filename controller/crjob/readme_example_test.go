@@ -92,3 +92,22 @@ func TestReconcileFitsFortyLines(t *testing.T) {
 		t.Errorf("Reconcile is %d lines, more than 40", n)
 	}
 }
+
+// TestReconcileReadsMemoryBeforePods: Reconcile lists no pods before
+// Store.Snapshot reads the memory (Snapshot calls the lister itself).
+func TestReconcileReadsMemoryBeforePods(t *testing.T) {
+	src, err := os.ReadFile("reconciler.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := strings.Cut(string(src), "\nfunc (r *Reconciler) Reconcile(")
+	before, _, ok := strings.Cut(body, "r.store.Snapshot(")
+	if !ok {
+		t.Fatal("Reconcile does not call r.store.Snapshot")
+	}
+	for _, listing := range []string{".List(", "r.pods(", "ListPods("} {
+		if strings.Contains(before, listing) {
+			t.Errorf("Reconcile lists pods (%s) before the memory is read", listing)
+		}
+	}
+}

@@ -4,14 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 
 	"github.com/jobsync/jobsync/controller/executor"
 	"github.com/jobsync/jobsync/controller/kit"
+	"github.com/jobsync/jobsync/controller/memory"
 	"github.com/jobsync/jobsync/jobsync"
 )
 
@@ -60,4 +64,42 @@ func ExampleHandleInputError() {
 	// Output:
 	// <nil> 1
 	// timeout
+}
+
+// The handlers go on a controller's informers; here they are called by
+// hand with the events an informer would deliver. A pod of a Job wakes
+// the Job after the batch period; once the Job is deleted, its pod,
+// still carrying the tracking finalizer, is offered to Orphans, whose
+// workers (Orphans.Run) take the finalizer off.
+func ExampleHandlers() {
+	client := fake.NewClientset()
+	factory := informers.NewSharedInformerFactory(client, 0)
+	jobInformer, podInformer := factory.Batch().V1().Jobs(), factory.Core().V1().Pods()
+	runs := func(job *batchv1.Job) bool { return job.Spec.ManagedBy == nil }
+	jobs := kit.ListerJobs(jobInformer.Lister(), runs)
+	orphans := kit.NewOrphans(client, finalizer, jobs, kit.ListerPods(podInformer.Lister()))
+	defer orphans.ShutDown()
+	h := kit.Handlers{
+		Observer: memory.Observer{Store: memory.NewStore(), Finalizer: finalizer, Jobs: jobs.Get},
+		Jobs:     jobs,
+		Orphans:  orphans,
+		Enqueue:  func(job *batchv1.Job, delay time.Duration) { fmt.Println("wake", job.Name, "after", delay) },
+	}
+	// With informers: jobInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+	//	AddFunc: h.AddJob, UpdateFunc: h.UpdateJob, DeleteFunc: h.DeleteJob}), and the same for pods.
+	job := testJob("ns", "pi", "job-uid")
+	pod := testPod("ns", "pi-0", job, map[string]string{"job": "pi"})
+	_ = jobInformer.Informer().GetStore().Add(job)
+	_ = podInformer.Informer().GetStore().Add(pod)
+
+	h.AddJob(job)
+	h.AddPod(pod)
+	_ = jobInformer.Informer().GetStore().Delete(job)
+	h.DeleteJob(job)
+	fmt.Println("orphans queued:", orphans.Len())
+	// Output:
+	// wake pi after 0s
+	// wake pi after 1s
+	// wake pi after 0s
+	// orphans queued: 1
 }
