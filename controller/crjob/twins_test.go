@@ -32,6 +32,13 @@ func (tw twin) both() []*batchv1.Job { return []*batchv1.Job{tw.builtin, tw.ours
 // played by script, shaped by shape.
 func newTwins(t *testing.T, name, script string, shape func(*batchv1.JobSpec)) twin {
 	t.Helper()
+	// A namespace per pair, so that the suite can run again (-count) on
+	// the same API server.
+	ns, err := clientset.CoreV1().Namespaces().Create(context.Background(),
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: name + "-"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	var tw twin
 	for _, managedBy := range []*string{nil, new(controllerName)} {
 		suffix := "-builtin"
@@ -39,7 +46,7 @@ func newTwins(t *testing.T, name, script string, shape func(*batchv1.JobSpec)) t
 			suffix = "-crjob"
 		}
 		job := &batchv1.Job{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name + suffix, Labels: map[string]string{scriptLabel: script}},
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: name + suffix, Labels: map[string]string{scriptLabel: script}},
 			Spec: batchv1.JobSpec{
 				ManagedBy: managedBy,
 				Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
@@ -49,7 +56,7 @@ func newTwins(t *testing.T, name, script string, shape func(*batchv1.JobSpec)) t
 			},
 		}
 		shape(&job.Spec)
-		created, err := clientset.BatchV1().Jobs("default").Create(context.Background(), job, metav1.CreateOptions{})
+		created, err := clientset.BatchV1().Jobs(ns.Name).Create(context.Background(), job, metav1.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
