@@ -21,6 +21,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/jobsync/jobsync/controller/executor"
+	"github.com/jobsync/jobsync/controller/kit"
 	"github.com/jobsync/jobsync/controller/memory"
 )
 
@@ -30,8 +31,8 @@ const (
 	podBatchPeriod = time.Second
 	// retryBase and retryMax bound the rate-limited retry of a failed sync
 	// (upstream's DefaultJobApiBackOff and MaxJobApiBackOff).
-	retryBase = time.Second
-	retryMax  = time.Minute
+	retryBase = kit.RetryBase
+	retryMax  = kit.RetryMax
 )
 
 // Controller is an external Job controller: it runs the Jobs whose
@@ -48,10 +49,11 @@ type Controller struct {
 	jobsSynced  cache.InformerSynced
 	podsSynced  cache.InformerSynced
 	queue       workqueue.TypedRateLimitingInterface[string]
-	orphans     workqueue.TypedRateLimitingInterface[string]
+	orphans     *kit.Orphans
 	store       *memory.Store
-	written     writtenJobs
+	written     kit.StaleGuard
 	observer    memory.Observer
+	handlers    kit.Handlers
 	exec        *executor.Executor
 	broadcaster record.EventBroadcaster // nil when Options.Recorder is given
 	finalizer   string
@@ -76,9 +78,6 @@ func New(client kubernetes.Interface, opts Options) (*Controller, error) {
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.NewTypedItemExponentialFailureRateLimiter[string](retryBase, retryMax),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "jobsync"}),
-		orphans: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.NewTypedItemExponentialFailureRateLimiter[string](retryBase, retryMax),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "jobsync_orphan_pod"}),
 	}
 	recorder := opts.Recorder
 	if recorder == nil {
@@ -91,23 +90,26 @@ func New(client kubernetes.Interface, opts Options) (*Controller, error) {
 	podInformer := c.factory.Core().V1().Pods()
 	c.jobs, c.pods = jobInformer.Lister(), podInformer.Lister()
 	c.jobsSynced, c.podsSynced = jobInformer.Informer().HasSynced, podInformer.Informer().HasSynced
-	if err := podInformer.Informer().AddIndexers(cache.Indexers{ownerIndex: indexByOwner}); err != nil {
+	if err := podInformer.Informer().AddIndexers(cache.Indexers{kit.PodIndex: kit.IndexPod}); err != nil {
 		return nil, fmt.Errorf("jobcontroller: adding the pod owner index: %w", err)
 	}
 	c.podIndex = podInformer.Informer().GetIndexer()
-	c.observer = memory.Observer{Store: c.store, Finalizer: c.finalizer, Jobs: c.cachedJob}
+	jobs := kit.ListerJobs(c.jobs, c.ours)
+	c.observer = memory.Observer{Store: c.store, Finalizer: c.finalizer, Jobs: jobs.Get}
+	c.orphans = kit.NewOrphans(client, c.finalizer, jobs, kit.ListerPods(c.pods))
+	c.handlers = kit.Handlers{Observer: c.observer, Jobs: jobs, Orphans: c.orphans, Enqueue: c.enqueue, BatchPeriod: podBatchPeriod}
 
 	if _, err := jobInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.addJob,
-		UpdateFunc: c.updateJob,
-		DeleteFunc: c.deleteJob,
+		AddFunc:    c.handlers.AddJob,
+		UpdateFunc: c.handlers.UpdateJob,
+		DeleteFunc: c.handlers.DeleteJob,
 	}); err != nil {
 		return nil, fmt.Errorf("jobcontroller: adding the Job event handler: %w", err)
 	}
 	if _, err := podInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.addPod,
-		UpdateFunc: c.updatePod,
-		DeleteFunc: c.deletePod,
+		AddFunc:    c.handlers.AddPod,
+		UpdateFunc: c.handlers.UpdatePod,
+		DeleteFunc: c.handlers.DeletePod,
 	}); err != nil {
 		return nil, fmt.Errorf("jobcontroller: adding the Pod event handler: %w", err)
 	}
@@ -195,41 +197,8 @@ func (c *Controller) processNext(ctx context.Context) bool {
 }
 
 func (c *Controller) orphanWorker(ctx context.Context) {
-	for c.processNextOrphan(ctx) {
+	for c.orphans.ProcessNext(ctx) {
 	}
-}
-
-// processNextOrphan releases the next orphan pod, unless ctx has ended. A
-// failed release is retried with the orphan queue's rate limit (1s,
-// doubling up to a minute), as upstream retries its orphan pods.
-func (c *Controller) processNextOrphan(ctx context.Context) bool {
-	key, quit := c.orphans.Get()
-	if quit {
-		return false
-	}
-	defer c.orphans.Done(key)
-	if ctx.Err() != nil {
-		return false
-	}
-	if err := c.releaseOrphan(ctx, key); err != nil {
-		if ctx.Err() != nil {
-			return false
-		}
-		utilruntime.HandleErrorWithContext(ctx, err, "Removing the tracking finalizer of an orphan pod failed, retrying", "pod", key)
-		c.orphans.AddRateLimited(key)
-		return true
-	}
-	c.orphans.Forget(key)
-	return true
-}
-
-// cachedJob returns the Job namespace/name from the informer cache, or nil.
-func (c *Controller) cachedJob(namespace, name string) *batchv1.Job {
-	job, err := c.jobs.Jobs(namespace).Get(name)
-	if err != nil {
-		return nil
-	}
-	return job
 }
 
 // ours reports whether this controller runs job.

@@ -63,7 +63,7 @@ func TestDeletedJobsMemoryIsDropped(t *testing.T) {
 	if err := jobs.Delete(old); err != nil {
 		t.Fatal(err)
 	}
-	c.deleteJob(old)
+	c.handlers.DeleteJob(old)
 	if n := c.store.Len(); n != 0 {
 		t.Errorf("%d Jobs' memory kept after the Job's deletion, want none", n)
 	}
@@ -108,7 +108,7 @@ func TestOrphanFinalizerRemovalIsRetriedWithBackoff(t *testing.T) {
 	if err := c.factory.Batch().V1().Jobs().Informer().GetStore().Delete(job); err != nil {
 		t.Fatal(err)
 	}
-	c.deleteJob(job)
+	c.handlers.DeleteJob(job)
 	if n := c.orphans.Len(); n != 1 {
 		t.Fatalf("%d keys in the orphan queue after the Job's deletion, want its pod's", n)
 	}
@@ -117,7 +117,7 @@ func TestOrphanFinalizerRemovalIsRetriedWithBackoff(t *testing.T) {
 	start := time.Now()
 	for range 3 {
 		done := make(chan bool)
-		go func() { done <- c.processNextOrphan(context.Background()) }()
+		go func() { done <- c.orphans.ProcessNext(context.Background()) }()
 		select {
 		case <-done:
 		case <-time.After(10 * time.Second):

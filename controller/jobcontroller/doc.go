@@ -12,7 +12,10 @@
 // adopt), reconciles with jobsync.Reconcile, stores the plan's memory in a
 // memory.Store and carries the plan out with an executor.Executor;
 // Plan.RequeueAfter becomes a delayed requeue, a failed step a rate-limited
-// retry.
+// retry. The index, the listing, the event handlers, the stale-write guard,
+// the orphan release and the handling of Jobs jobsync cannot sync are
+// package kit's, which other controllers (package crjob's
+// controller-runtime reconciler) share.
 //
 // Pods carrying the controller's tracking finalizer whose Job is gone,
 // finished, or another controller's, get the finalizer taken off, as

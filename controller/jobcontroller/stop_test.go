@@ -36,8 +36,8 @@ func TestNoSyncOnceStopped(t *testing.T) {
 	if c.processNext(ctx) {
 		t.Error("processNext went on after the context ended")
 	}
-	if c.processNextOrphan(ctx) {
-		t.Error("processNextOrphan went on after the context ended")
+	if c.orphans.ProcessNext(ctx) {
+		t.Error("ProcessNext went on after the context ended")
 	}
 	if n := len(client.Actions()); n != 0 {
 		t.Errorf("%d API calls after the context ended: %v", n, client.Actions())
