@@ -98,6 +98,10 @@ func New(client kubernetes.Interface, opts Options) (*Controller, error) {
 	c.podIndex = podInformer.Informer().GetIndexer()
 	c.observer = memory.Observer{Store: c.store, Finalizer: c.finalizer, Jobs: c.cachedJob}
 
+	// Metrics hook: the metrics' own handlers (metrics.go).
+	if err := c.addMetricHandlers(jobInformer.Informer(), podInformer.Informer()); err != nil {
+		return nil, fmt.Errorf("jobcontroller: adding the metrics' event handlers: %w", err)
+	}
 	if _, err := jobInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.addJob,
 		UpdateFunc: c.updateJob,

@@ -47,7 +47,8 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		return nil
 	}
 	if err := c.written.stale(job); err != nil {
-		return err // retried with the rate limit, as upstream retries
+		recordStale() // metrics hook
+		return err    // retried with the rate limit, as upstream retries
 	}
 	// The memory is read before the pods, as upstream reads its
 	// expectations before listing: an informer event between the two reads
@@ -86,6 +87,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		logger.V(4).Info("Sync note", "note", n)
 	}
 	res, err := c.exec.Execute(ctx, c.store.Begin(snap, plan))
+	c.recordSync(job, plan, res, err, start) // metrics hook
 	if res.Job != nil {
 		c.written.wrote(res.Job)
 	}
