@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -56,6 +57,7 @@ type Controller struct {
 	exec        *executor.Executor
 	broadcaster record.EventBroadcaster // nil when Options.Recorder is given
 	finalizer   string
+	running     atomic.Bool // health hook: Run has started (health.go)
 }
 
 // New builds a controller with its own shared informers (Jobs and Pods, all
@@ -139,6 +141,7 @@ func (c *Controller) Run(ctx context.Context) error {
 		defer c.broadcaster.Shutdown()
 	}
 	logger.Info("Starting jobsync controller", "workers", c.opts.Workers, "finalizer", c.finalizer)
+	c.running.Store(true) // health hook (health.go)
 	c.factory.Start(ctx.Done())
 	defer c.factory.Shutdown()
 
