@@ -53,3 +53,17 @@ func applyGates(g featuregate.FeatureGate, opts jobsync.Options) jobsync.Options
 	opts.WorkloadWithJob = g.Enabled(gateWorkloadWithJob)
 	return opts
 }
+
+// gatesFlag is the --feature-gates flag. The flag package prints a flag's
+// default by calling String on a zero value of its type, which the
+// component-base gate does not survive; this wrapper's zero value does.
+type gatesFlag struct{ gates featureGates }
+
+func (f *gatesFlag) String() string {
+	if f == nil || f.gates == nil {
+		return ""
+	}
+	return f.gates.String()
+}
+
+func (f *gatesFlag) Set(value string) error { return f.gates.Set(value) }

@@ -58,3 +58,15 @@ func TestConcurrentJobSyncsAndItsDeprecatedAlias(t *testing.T) {
 		t.Errorf("defaults: %+v", c)
 	}
 }
+
+func TestHelpPrintsEveryFlag(t *testing.T) {
+	c := defaultConfig()
+	fs := flag.NewFlagSet("jobsync-controller", flag.ContinueOnError)
+	out := new(strings.Builder)
+	fs.SetOutput(out)
+	c.bind(fs)
+	fs.PrintDefaults()
+	if strings.Contains(out.String(), "panic") || !strings.Contains(out.String(), "-feature-gates value") {
+		t.Errorf("help:\n%s", out)
+	}
+}

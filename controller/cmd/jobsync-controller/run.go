@@ -65,7 +65,7 @@ func (c *config) bind(fs *flag.FlagSet) {
 	fs.IntVar(&c.burst, "kube-api-burst", c.burst, "burst of queries to the API server")
 	fs.StringVar(&c.metricsAddr, "metrics-bind-address", c.metricsAddr, `address of the plain-HTTP /metrics endpoint, e.g. ":8080" or "127.0.0.1:8080"; "0" turns it off`)
 	fs.StringVar(&c.probeAddr, "health-probe-bind-address", c.probeAddr, `address of the /healthz and /readyz endpoints; "0" turns them off`)
-	fs.Var(c.featureGates, "feature-gates", "comma-separated Gate=true|false pairs for the gates the Job controller consults; known gates: "+strings.Join(c.featureGates.KnownFeatures(), ", "))
+	fs.Var(&gatesFlag{c.featureGates}, "feature-gates", "comma-separated Gate=true|false pairs for the gates the Job controller consults; known gates: "+strings.Join(c.featureGates.KnownFeatures(), ", "))
 	fs.BoolVar(&c.leaderElect, "leader-elect", c.leaderElect, "run only while holding a Lease, so that several replicas can be deployed")
 	fs.StringVar(&c.leaseNS, "leader-elect-resource-namespace", c.leaseNS, "namespace of the leader election Lease")
 	fs.StringVar(&c.leaseNS, "leader-elect-namespace", c.leaseNS, "alias of --leader-elect-resource-namespace")
