@@ -2,13 +2,15 @@ package jobcontroller
 
 import "errors"
 
-// Ready reports whether the controller is ready: its informers have
-// synced since Run started. A controller whose Run has not started (a
-// replica standing by for the leader election Lease) is ready too: it is
-// ready to take over, and what it would run is not yet its to run.
+// Started reports whether Run has started. Under leader election, a
+// replica standing by for the Lease has not.
+func (c *Controller) Started() bool { return c.running.Load() }
+
+// Ready reports whether the controller is ready: Run has started and its
+// Job and Pod informers have synced.
 func (c *Controller) Ready() error {
 	if !c.running.Load() {
-		return nil
+		return errors.New("the controller has not started")
 	}
 	if !c.jobsSynced() || !c.podsSynced() {
 		return errors.New("the Job and Pod informers have not synced yet")

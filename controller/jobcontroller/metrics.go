@@ -39,10 +39,10 @@ func (c *Controller) recordSync(job *batchv1.Job, plan jobsync.Plan, res executo
 func recordStale() { metrics.RecordStaleJob() }
 
 // addMetricHandlers registers the metrics' own informer handlers, kept
-// apart from the handlers that drive the syncs, and the Job controller's
-// metrics in the legacy registry.
+// apart from the handlers that drive the syncs. The values are recorded
+// whether or not the program registered the metrics (metrics.Register);
+// unregistered, recording costs nothing.
 func (c *Controller) addMetricHandlers(jobs, pods cache.SharedIndexInformer) error {
-	metrics.Register()
 	if _, err := jobs.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: recordJobAdded}); err != nil {
 		return err
 	}

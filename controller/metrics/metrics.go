@@ -5,10 +5,6 @@ import (
 
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
-
-	// Workqueue, client-go request, informer and leader-election metrics,
-	// registered in the legacy registry as kube-controller-manager does.
-	_ "k8s.io/component-base/metrics/prometheus/clientgo"
 )
 
 // Subsystem is the subsystem of every Job controller metric, as upstream
@@ -158,7 +154,12 @@ var registerOnce sync.Once
 
 // Register adds the Job controller's metrics to the legacy registry. It is
 // safe to call more than once; before it, recording is a no-op (the
-// component-base metrics are lazily initialised on registration).
+// component-base metrics are created on registration).
+//
+// The controller does not register them by itself: a program is the one to
+// decide, as upstream's Job controller registers the very same names, and
+// a process running both (the side-by-side tests) must not register them
+// twice.
 func Register() {
 	registerOnce.Do(func() {
 		legacyregistry.MustRegister(SyncDuration, Syncs, JobsFinished, PodsFinished,

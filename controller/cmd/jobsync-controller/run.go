@@ -117,7 +117,12 @@ func runServing(ctx context.Context, c config, serving func(metrics, probes stri
 	}
 
 	live := []healthz.HealthChecker{healthz.PingHealthz}
-	ready := []healthz.HealthChecker{healthz.PingHealthz, readyCheck("informers-synced", ctrl.Ready)}
+	ready := []healthz.HealthChecker{healthz.PingHealthz, readyCheck("informers-synced", func() error {
+		if c.leaderElect && !ctrl.Started() {
+			return nil // standing by for the Lease: ready to take over
+		}
+		return ctrl.Ready()
+	})}
 	var watchDog *leaderelection.HealthzAdaptor
 	if c.leaderElect {
 		// A leader that cannot renew past the lease duration plus this

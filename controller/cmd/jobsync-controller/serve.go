@@ -11,6 +11,12 @@ import (
 	"k8s.io/apiserver/pkg/server/healthz"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
+
+	// Workqueue, client-go request, informer and leader-election metrics,
+	// registered in the legacy registry as kube-controller-manager does.
+	_ "k8s.io/component-base/metrics/prometheus/clientgo"
+
+	"github.com/jobsync/jobsync/controller/metrics"
 )
 
 // disabled is the bind address that turns a server off, as in
@@ -59,6 +65,7 @@ func (s *server) serve(ctx context.Context) {
 // controller's metrics, workqueue, client-go and leader-election metrics,
 // and the Go and process collectors component-base registers.
 func metricsHandler() http.Handler {
+	metrics.Register()
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", legacyregistry.Handler())
 	return mux

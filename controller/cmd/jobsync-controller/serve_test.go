@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -99,7 +100,9 @@ func TestServingWithoutAnAPIServer(t *testing.T) {
 // sync of a new Job and reads upstream's metric names, labels and label
 // values from the metrics endpoint, as curl would.
 func TestMetricsOfASync(t *testing.T) {
-	const name = "example.com/metrics-test"
+	// The registry is the process's: each run of the test has a name of
+	// its own and reads how the counters moved.
+	name := fmt.Sprintf("example.com/metrics-test-%d", time.Now().UnixNano())
 	client := fake.NewClientset()
 	// The fake clientset does not generate names, as the API server does.
 	var created atomic.Int32
@@ -133,27 +136,36 @@ func TestMetricsOfASync(t *testing.T) {
 			},
 		},
 	})
+	const (
+		syncs    = `job_controller_job_syncs_total{action="pods_created",completion_mode="NonIndexed",result="success"}`
+		duration = `job_controller_job_sync_duration_seconds_count{action="pods_created",completion_mode="NonIndexed",result="success"}`
+		podsNew  = `job_controller_job_pods_creation_total{reason="new",status="succeeded"}`
+	)
+	external := fmt.Sprintf(`job_controller_jobs_by_external_controller_total{controller_name=%q}`, name)
+	_, before := get(t, "http://"+srv.Addr()+"/metrics")
 	if _, err := client.BatchV1().Jobs("ns").Create(ctx, job, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	wants := []string{
-		`job_controller_job_syncs_total{action="pods_created",completion_mode="NonIndexed",result="success"} 1`,
-		`job_controller_job_sync_duration_seconds_bucket{action="pods_created",completion_mode="NonIndexed",result="success",le="0.004"}`,
-		`job_controller_job_pods_creation_total{reason="new",status="succeeded"} 2`,
-		`job_controller_jobs_by_external_controller_total{controller_name="example.com/metrics-test"} 1`,
-		"# HELP job_controller_job_syncs_total [STABLE] The number of job syncs",
+	wants := map[string]float64{
+		syncs:    value(before, syncs) + 1,
+		duration: value(before, duration) + 1,
+		podsNew:  value(before, podsNew) + 2,
+		external: 1,
 	}
 	deadline := time.Now().Add(time.Minute)
 	for {
 		_, body := get(t, "http://"+srv.Addr()+"/metrics")
 		missing := ""
-		for _, w := range wants {
-			if !strings.Contains(body, w) {
-				missing = w
+		for series, want := range wants {
+			if value(body, series) != want {
+				missing = fmt.Sprintf("%s %v (has %v)", series, want, value(body, series))
 				break
 			}
 		}
 		if missing == "" {
+			if !strings.Contains(body, "# HELP job_controller_job_syncs_total [STABLE] The number of job syncs") {
+				t.Errorf("/metrics lacks upstream's help of job_syncs_total")
+			}
 			return
 		}
 		if time.Now().After(deadline) {
@@ -161,6 +173,20 @@ func TestMetricsOfASync(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// value is the value of series in a Prometheus text exposition, 0 when
+// absent.
+func value(body, series string) float64 {
+	for _, l := range strings.Split(body, "\n") {
+		if v, ok := strings.CutPrefix(l, series+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err == nil {
+				return f
+			}
+		}
+	}
+	return 0
 }
 
 func grepLines(s, substr string) string {
