@@ -19,6 +19,12 @@ import (
 // recordSync records one sync that reached the executor: job as the sync
 // read it, the plan, what the executor did and its error.
 func (c *Controller) recordSync(job *batchv1.Job, plan jobsync.Plan, res executor.Result, err error, start time.Time) {
+	metrics.ForSync(job, plan, outcomeOf(res, err)).Apply(c.opts.Clock.Since(start))
+}
+
+// outcomeOf is what the metrics need of the executor's result and error:
+// a failed create step counts each failed creation of its last batch.
+func outcomeOf(res executor.Result, err error) metrics.Outcome {
 	out := metrics.Outcome{
 		Err:                  err != nil,
 		Created:              res.Created,
@@ -32,7 +38,7 @@ func (c *Controller) recordSync(job *batchv1.Job, plan jobsync.Plan, res executo
 			out.CreateFailed = len(joined.Unwrap())
 		}
 	}
-	metrics.ForSync(job, plan, out).Apply(c.opts.Clock.Since(start))
+	return out
 }
 
 // recordStale counts a sync held back for a stale cached Job.
