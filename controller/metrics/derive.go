@@ -3,6 +3,7 @@ package metrics
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -195,6 +196,14 @@ func creationReason(job *batchv1.Job, plan jobsync.Plan) string {
 	failed := int(st.Failed)
 	if u := st.UncountedTerminatedPods; u != nil {
 		failed += len(u.Failed)
+	}
+	// Under backoffLimitPerIndex the last failed pod of an index is held,
+	// uncounted, until its replacement is created; upstream counts it as
+	// failed all the same. The replacement says so: its index has failed.
+	for _, c := range plan.Creations {
+		if n, err := strconv.Atoi(c.Pod.Annotations[batchv1.JobIndexFailureCountAnnotation]); err == nil && n > 0 {
+			failed++
+		}
 	}
 	terminating := int32(0)
 	if st.Terminating != nil {

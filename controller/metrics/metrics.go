@@ -161,9 +161,19 @@ var registerOnce sync.Once
 // a process running both (the side-by-side tests) must not register them
 // twice.
 func Register() {
-	registerOnce.Do(func() {
-		legacyregistry.MustRegister(SyncDuration, Syncs, JobsFinished, PodsFinished,
-			PodFailuresByPolicy, TerminatedPodsWithFinalizer, FinishedIndexes,
-			PodsCreated, ByExternalController, StaleSyncSkips)
-	})
+	registerOnce.Do(func() { legacyregistry.MustRegister(all()...) })
+}
+
+// RegisterIn adds the Job controller's metrics to a registry of the
+// caller's, for a process whose legacy registry already holds upstream's
+// metrics of the same names (tests comparing the two controllers). Call it
+// once per registry.
+func RegisterIn(r metrics.KubeRegistry) {
+	r.MustRegister(all()...)
+}
+
+func all() []metrics.Registerable {
+	return []metrics.Registerable{SyncDuration, Syncs, JobsFinished, PodsFinished,
+		PodFailuresByPolicy, TerminatedPodsWithFinalizer, FinishedIndexes,
+		PodsCreated, ByExternalController, StaleSyncSkips}
 }
