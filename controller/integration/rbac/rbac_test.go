@@ -54,7 +54,9 @@ const (
 // removed, events recorded) and releases the pods of a deleted Job, and
 // no call of it is forbidden.
 func TestShippedRBAC(t *testing.T) {
-	srv := apiservertest.StartWith(t, "--authorization-mode=Node,RBAC")
+	// OwnerReferencesPermissionEnforcement makes the jobs/finalizers rule count:
+	// a pod whose owner reference blocks its Job's deletion needs it.
+	srv := apiservertest.StartWith(t, "--authorization-mode=Node,RBAC", "--enable-admission-plugins=OwnerReferencesPermissionEnforcement")
 	ctx := t.Context()
 	apply(t, srv.Client, decodeFiles(t, "namespace.yaml", "serviceaccount.yaml", "rbac.yaml"))
 	kubeconfig := serviceAccountKubeconfig(t, srv)
