@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -57,6 +58,7 @@ type Controller struct {
 	exec        *executor.Executor
 	broadcaster record.EventBroadcaster // nil when Options.Recorder is given
 	finalizer   string
+	running     atomic.Bool // health hook: Run has started (health.go)
 }
 
 // New builds a controller with its own shared informers (Jobs and Pods, all
@@ -99,6 +101,10 @@ func New(client kubernetes.Interface, opts Options) (*Controller, error) {
 	c.orphans = kit.NewOrphans(client, c.finalizer, jobs, kit.ListerPods(c.pods))
 	c.handlers = kit.Handlers{Observer: c.observer, Jobs: jobs, Orphans: c.orphans, Enqueue: c.enqueue, BatchPeriod: podBatchPeriod}
 
+	// Metrics hook: the metrics' own handlers (metrics.go).
+	if err := c.addMetricHandlers(jobInformer.Informer(), podInformer.Informer()); err != nil {
+		return nil, fmt.Errorf("jobcontroller: adding the metrics' event handlers: %w", err)
+	}
 	if _, err := jobInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.handlers.AddJob,
 		UpdateFunc: c.handlers.UpdateJob,
@@ -140,6 +146,7 @@ func (c *Controller) Run(ctx context.Context) error {
 		defer c.broadcaster.Shutdown()
 	}
 	logger.Info("Starting jobsync controller", "workers", c.opts.Workers, "finalizer", c.finalizer)
+	c.running.Store(true) // health hook (health.go)
 	c.factory.Start(ctx.Done())
 	defer c.factory.Shutdown()
 

@@ -27,6 +27,9 @@ type LeaderElection struct {
 	Identity string
 	// LeaseDuration, RenewDeadline and RetryPeriod: defaults 15s, 10s, 2s.
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// WatchDog, when not nil, is told about the election, so that a health
+	// check fails while this replica holds the Lease without renewing it.
+	WatchDog *leaderelection.HealthzAdaptor
 }
 
 // ErrLeaseLost is returned by RunLeaderElected when this replica lost the
@@ -115,6 +118,7 @@ func (c *Controller) RunLeaderElected(ctx context.Context, le LeaderElection) er
 		RetryPeriod:     le.RetryPeriod,
 		ReleaseOnCancel: true,
 		Name:            le.Name,
+		WatchDog:        le.WatchDog, // health hook
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(leading context.Context) {
 				mu.Lock()

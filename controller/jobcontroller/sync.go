@@ -39,7 +39,8 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		return nil
 	}
 	if err := c.written.Check(job); err != nil {
-		return err // retried with the rate limit, as upstream retries
+		recordStale() // metrics hook
+		return err    // retried with the rate limit, as upstream retries
 	}
 	// The memory is read before the pods, as upstream reads its
 	// expectations before listing: an informer event between the two reads
@@ -69,6 +70,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		logger.V(4).Info("Sync note", "note", n)
 	}
 	res, err := c.exec.Execute(ctx, c.store.Begin(snap, c.opts.Sync, plan))
+	c.recordSync(job, plan, res, err, start) // metrics hook
 	c.written.Wrote(res.Job)
 	logger.V(2).Info("Synced Job", "pods", len(pods),
 		"created", res.Created, "deleted", res.Deleted, "adopted", res.Adopted, "released", res.Released,

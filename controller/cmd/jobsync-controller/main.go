@@ -13,6 +13,12 @@
 // passes its renew deadline) without being asked to stop stops the same
 // way and exits 1, so that its supervisor starts it afresh.
 //
+// It serves its metrics (upstream's job_controller_* names, with the
+// workqueue, client-go and leader-election metrics) at
+// --metrics-bind-address/metrics and its probes at
+// --health-probe-bind-address/healthz and /readyz; --feature-gates sets
+// the gates the Job controller consults.
+//
 // On a cluster without kube-controller-manager (envtest, an API server
 // started by tests, a KWOK-style cluster), --act-as-builtin-job-controller
 // makes it run the Jobs the built-in Job controller would run instead.

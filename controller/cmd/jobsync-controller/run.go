@@ -5,11 +5,16 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/http"
+	"strings"
+	"sync"
 	"time"
 
+	"k8s.io/apiserver/pkg/server/healthz"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/leaderelection"
 
 	"github.com/jobsync/jobsync/controller/jobcontroller"
 )
@@ -23,6 +28,10 @@ type config struct {
 	burst          int
 	actAsBuiltIn   bool
 
+	metricsAddr  string
+	probeAddr    string
+	featureGates featureGates
+
 	leaderElect   bool
 	leaseNS       string
 	leaseName     string
@@ -34,8 +43,11 @@ type config struct {
 func defaultConfig() config {
 	return config{
 		workers:       jobcontroller.DefaultWorkers,
-		qps:           50,
-		burst:         100,
+		qps:           20,
+		burst:         30,
+		metricsAddr:   ":8080",
+		probeAddr:     ":8081",
+		featureGates:  newFeatureGate(),
 		leaseNS:       "default",
 		leaseDuration: 15 * time.Second,
 		renewDeadline: 10 * time.Second,
@@ -47,12 +59,18 @@ func (c *config) bind(fs *flag.FlagSet) {
 	fs.StringVar(&c.kubeconfig, "kubeconfig", c.kubeconfig, "path to a kubeconfig; empty means the in-cluster configuration")
 	fs.StringVar(&c.controllerName, "controller-name", c.controllerName, "the spec.managedBy value of the Jobs to run (required), e.g. example.com/jobsync")
 	fs.BoolVar(&c.actAsBuiltIn, "act-as-builtin-job-controller", c.actAsBuiltIn, "run the Jobs of Kubernetes' built-in Job controller (no spec.managedBy, or kubernetes.io/job-controller) with its finalizer; only for clusters without kube-controller-manager (envtest, test API servers, KWOK-style clusters)")
-	fs.IntVar(&c.workers, "workers", c.workers, "number of Jobs synced at once")
+	fs.IntVar(&c.workers, "concurrent-job-syncs", c.workers, "number of Jobs synced at once (and of orphan pods released at once)")
+	fs.IntVar(&c.workers, "workers", c.workers, "DEPRECATED: use --concurrent-job-syncs")
 	fs.Float64Var(&c.qps, "kube-api-qps", c.qps, "queries per second to the API server")
 	fs.IntVar(&c.burst, "kube-api-burst", c.burst, "burst of queries to the API server")
+	fs.StringVar(&c.metricsAddr, "metrics-bind-address", c.metricsAddr, `address of the plain-HTTP /metrics endpoint, e.g. ":8080" or "127.0.0.1:8080"; "0" turns it off`)
+	fs.StringVar(&c.probeAddr, "health-probe-bind-address", c.probeAddr, `address of the /healthz and /readyz endpoints; "0" turns them off`)
+	fs.Var(&gatesFlag{c.featureGates}, "feature-gates", "comma-separated Gate=true|false pairs for the gates the Job controller consults; known gates: "+strings.Join(c.featureGates.KnownFeatures(), ", "))
 	fs.BoolVar(&c.leaderElect, "leader-elect", c.leaderElect, "run only while holding a Lease, so that several replicas can be deployed")
-	fs.StringVar(&c.leaseNS, "leader-elect-namespace", c.leaseNS, "namespace of the leader election Lease")
-	fs.StringVar(&c.leaseName, "leader-elect-name", c.leaseName, "name of the leader election Lease; empty means jobcontroller.LeaseNameFor(--controller-name)")
+	fs.StringVar(&c.leaseNS, "leader-elect-resource-namespace", c.leaseNS, "namespace of the leader election Lease")
+	fs.StringVar(&c.leaseNS, "leader-elect-namespace", c.leaseNS, "alias of --leader-elect-resource-namespace")
+	fs.StringVar(&c.leaseName, "leader-elect-resource-name", c.leaseName, "name of the leader election Lease; empty means jobcontroller.LeaseNameFor(--controller-name)")
+	fs.StringVar(&c.leaseName, "leader-elect-name", c.leaseName, "alias of --leader-elect-resource-name")
 	fs.DurationVar(&c.leaseDuration, "leader-elect-lease-duration", c.leaseDuration, "how long a Lease holds without renewal")
 	fs.DurationVar(&c.renewDeadline, "leader-elect-renew-deadline", c.renewDeadline, "how long the leader tries to renew before giving up")
 	fs.DurationVar(&c.retryPeriod, "leader-elect-retry-period", c.retryPeriod, "how often to try to acquire or renew the Lease")
@@ -70,8 +88,14 @@ func restConfig(c config) (*rest.Config, error) {
 }
 
 // run builds the controller and runs it until ctx ends, under leader
-// election if asked.
+// election if asked, serving metrics and probes meanwhile.
 func run(ctx context.Context, c config) error {
+	return runServing(ctx, c, nil)
+}
+
+// runServing is run; it tells serving, when not nil, the addresses of the
+// metrics and probe servers once they listen (empty for one turned off).
+func runServing(ctx context.Context, c config, serving func(metrics, probes string)) error {
 	if c.controllerName == "" && !c.actAsBuiltIn {
 		return errors.New("--controller-name is required (or --act-as-builtin-job-controller on a cluster without kube-controller-manager)")
 	}
@@ -85,22 +109,83 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	ctrl, err := jobcontroller.New(client, jobcontroller.Options{ControllerName: c.controllerName, Workers: c.workers, ActAsBuiltIn: c.actAsBuiltIn})
+	opts := jobcontroller.Options{ControllerName: c.controllerName, Workers: c.workers, ActAsBuiltIn: c.actAsBuiltIn}
+	opts.Sync = applyGates(c.featureGates, opts.Sync)
+	ctrl, err := jobcontroller.New(client, opts)
 	if err != nil {
 		return err
 	}
+
+	live := []healthz.HealthChecker{healthz.PingHealthz}
+	ready := []healthz.HealthChecker{healthz.PingHealthz, readyCheck("informers-synced", func() error {
+		if c.leaderElect && !ctrl.Started() {
+			return nil // standing by for the Lease: ready to take over
+		}
+		return ctrl.Ready()
+	})}
+	var watchDog *leaderelection.HealthzAdaptor
+	if c.leaderElect {
+		// A leader that cannot renew past the lease duration plus this
+		// slack fails its liveness check, as kube-controller-manager's.
+		watchDog = leaderelection.NewLeaderHealthzAdaptor(20 * time.Second)
+		live = append(live, watchDog)
+		ready = append(ready, watchDog)
+	}
+	servers, err := listenAll(c, live, ready)
+	if err != nil {
+		return err
+	}
+	serveCtx, stopServing := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer stopServing()
+	addrs := map[string]string{}
+	for _, s := range servers {
+		addrs[s.name] = s.Addr()
+		wg.Go(func() { s.serve(serveCtx) })
+	}
+	if serving != nil {
+		serving(addrs["metrics"], addrs["probes"])
+	}
+
 	if !c.leaderElect {
 		return ctrl.Run(ctx)
 	}
-	return runElected(ctx, c, ctrl)
+	return runElected(ctx, c, ctrl, watchDog)
 }
 
-func runElected(ctx context.Context, c config, ctrl *jobcontroller.Controller) error {
+// listenAll binds the metrics and probe addresses before anything runs,
+// so that a taken port fails the start rather than a scrape later.
+func listenAll(c config, live, ready []healthz.HealthChecker) ([]*server, error) {
+	var out []*server
+	for _, s := range []struct {
+		name, addr string
+		handler    func() http.Handler
+	}{
+		{"metrics", c.metricsAddr, metricsHandler},
+		{"probes", c.probeAddr, func() http.Handler { return probeHandler(live, ready) }},
+	} {
+		srv, err := listen(s.name, s.addr, s.handler())
+		if err != nil {
+			for _, o := range out {
+				_ = o.ln.Close()
+			}
+			return nil, err
+		}
+		if srv != nil {
+			out = append(out, srv)
+		}
+	}
+	return out, nil
+}
+
+func runElected(ctx context.Context, c config, ctrl *jobcontroller.Controller, watchDog *leaderelection.HealthzAdaptor) error {
 	return ctrl.RunLeaderElected(ctx, jobcontroller.LeaderElection{
 		Namespace:     c.leaseNS,
 		Name:          c.leaseName,
 		LeaseDuration: c.leaseDuration,
 		RenewDeadline: c.renewDeadline,
 		RetryPeriod:   c.retryPeriod,
+		WatchDog:      watchDog,
 	})
 }

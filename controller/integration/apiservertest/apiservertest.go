@@ -24,6 +24,7 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -81,6 +82,14 @@ func Main(m *testing.M) {
 // first if this is the first server) and stops it when t ends.
 func Start(t T) *Server {
 	t.Helper()
+	return StartWith(t)
+}
+
+// StartWith is Start with kube-apiserver flags added to Flags, such as
+// "--authorization-mode=Node,RBAC" for a server that enforces RBAC (the
+// test server allows everything by default).
+func StartWith(t T, flags ...string) *Server {
+	t.Helper()
 	tb := &fullTB{T: t}
 	shared.once.Do(func() { shared.etcd, shared.url, shared.dir, shared.err = startEtcd() })
 	if shared.err != nil {
@@ -89,13 +98,14 @@ func Start(t T) *Server {
 	storage := storagebackend.NewDefaultConfig(path.Join("/", sanitize(tb.Name()), fmt.Sprint(time.Now().UnixNano()), "registry"), nil)
 	storage.Transport.ServerList = []string{shared.url}
 
-	srv, err := startOne(tb, storage)
+	flags = append(slices.Clone(Flags), flags...)
+	srv, err := startOne(tb, storage, flags)
 	if err != nil {
 		// A start that times out on a loaded machine is tried once more,
 		// on a storage prefix of its own.
 		t.Logf("starting kube-apiserver failed, trying once more: %v", err)
 		storage.Prefix += "-again"
-		srv, err = startOne(tb, storage)
+		srv, err = startOne(tb, storage, flags)
 	}
 	if err != nil {
 		t.Fatalf("starting kube-apiserver: %v", err)
@@ -118,10 +128,10 @@ func Start(t T) *Server {
 // side by side once started.
 var starting sync.Mutex
 
-func startOne(t ktesting.TB, storage *storagebackend.Config) (apiserver.TestServer, error) {
+func startOne(t ktesting.TB, storage *storagebackend.Config, flags []string) (apiserver.TestServer, error) {
 	starting.Lock()
 	defer starting.Unlock()
-	return apiserver.StartTestServer(t, nil, Flags, storage)
+	return apiserver.StartTestServer(t, nil, flags, storage)
 }
 
 // startEtcd starts a single-member etcd on free loopback ports, with fsync

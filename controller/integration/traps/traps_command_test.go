@@ -63,7 +63,8 @@ func TestCommandRunsJobsAndStopsOnSIGTERM(t *testing.T) {
 	var logs bytes.Buffer
 	cmd := exec.Command(bin, "--kubeconfig", writeKubeconfig(t, srv.Config), "--controller-name", controllerName,
 		"--workers", "2", "--leader-elect", "--leader-elect-lease-duration", "4s", "--leader-elect-renew-deadline", "3s",
-		"--leader-elect-retry-period", "500ms", "-v", "2")
+		"--leader-elect-retry-period", "500ms", "-v", "2",
+		"--metrics-bind-address", "127.0.0.1:0", "--health-probe-bind-address", "127.0.0.1:0") // free ports on a shared machine
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
