@@ -344,8 +344,15 @@ func runPartition(t *testing.T, pr partitionRun) {
 	if !ok {
 		t.Fatalf("no replica took the Lease over from replica-a-1")
 	}
+	// The old leader stops writing at its renew deadline, but its elector
+	// returns only once its attempt to release the Lease (held up by the
+	// partition) has given up: a renew deadline later, at most.
+	exitBy := time.Now().Add(2 * partitionLease.RenewDeadline)
+	for _, ok := a.firstExit(); !ok && time.Now().Before(exitBy); _, ok = a.firstExit() {
+		time.Sleep(100 * time.Millisecond)
+	}
 	if exit, ok := a.firstExit(); !ok {
-		t.Errorf("the partitioned leader still runs")
+		t.Errorf("the partitioned leader still runs %v after the last Job finished", 2*partitionLease.RenewDeadline)
 	} else if !errors.Is(exit, jobcontroller.ErrLeaseLost) {
 		t.Errorf("the partitioned leader returned %v, want ErrLeaseLost", exit)
 	}
