@@ -43,11 +43,6 @@ func Reconcile(s Snapshot, opts Options) (Plan, error) {
 		return Plan{}, err
 	}
 	view := &scanned
-	var podGroup string
-	if opts.WorkloadWithJob && gangCandidate(job) {
-		// Before any pod is managed, so that new pods can join the group.
-		podGroup = sync.ensureWorkload(s.Workloads, s.PodGroups, view) // workload.go
-	}
 	satisfied := s.Expectations.Satisfied(s.Now, opts.ExpectationsTimeout)
 	if st.StartTime == nil && !sync.suspended {
 		st.StartTime = ptrTime(s.Now)
@@ -73,7 +68,7 @@ func Reconcile(s Snapshot, opts Options) (Plan, error) {
 	} else {
 		managed := false
 		if satisfied && job.DeletionTimestamp == nil {
-			pods = sync.manage(view, counts, progress, podGroup) // manage.go
+			pods = sync.manage(view, counts, progress) // manage.go
 			managed = true
 		} else if !satisfied {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("no pods are created or deleted: waiting to observe %d creations and %d deletions", s.Expectations.Creations, s.Expectations.Deletions))

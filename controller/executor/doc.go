@@ -4,16 +4,14 @@
 //  1. claims: one strategic merge patch per pod, PodClaim.Patch as is
 //     (adoptions only after a fresh read of the Job shows it is not being
 //     deleted, as upstream's ControllerRefManager checks);
-//  2. the Workload and PodGroup of a gang-scheduled Job (WorkloadWithJob,
-//     alpha), the Workload first;
-//  3. deletions: the tracking-finalizer patch first where RemoveFinalizer,
+//  2. deletions: the tracking-finalizer patch first where RemoveFinalizer,
 //     then the delete, all in parallel;
-//  4. creations: in slow-start batches of 1, 2, 4, ... pods, stopping after
+//  3. creations: in slow-start batches of 1, 2, 4, ... pods, stopping after
 //     the first batch with a failure;
-//  5. the interim status, through the status subresource (UpdateStatus);
-//  6. the finalizer removals, in parallel with a bound;
-//  7. the final status, on the Job object the interim write returned;
-//  8. events: the plan's own, and SuccessfulCreate, FailedCreate,
+//  4. the interim status, through the status subresource (UpdateStatus);
+//  5. the finalizer removals, in parallel with a bound;
+//  6. the final status, on the Job object the interim write returned;
+//  7. events: the plan's own, and SuccessfulCreate, FailedCreate,
 //     SuccessfulDelete and FailedDelete as upstream's pod control records
 //     them.
 //

@@ -43,9 +43,6 @@ type Result struct {
 	// and creations done (a pod already gone counts as done, as upstream
 	// counts it).
 	Released, Adopted, Deleted, Created int
-	// WorkloadCreated and PodGroupCreated say the plan's
-	// WorkloadCreation and PodGroupCreation were created.
-	WorkloadCreated, PodGroupCreated bool
 	// FinalizersRemoved counts the finalizer removals done.
 	FinalizersRemoved int
 	// InterimStatusWritten and StatusWritten say which status writes were
@@ -65,7 +62,6 @@ type Step string
 const (
 	StepAdopt            Step = "adopt"
 	StepRelease          Step = "release"
-	StepGang             Step = "create Workload and PodGroup"
 	StepDelete           Step = "delete"
 	StepCreate           Step = "create"
 	StepInterimStatus    Step = "interim status"
@@ -118,12 +114,6 @@ func (r *run) fail(step Step, errs ...error) error {
 func (r *run) all(ctx context.Context) error {
 	finishing := r.recordEarlyEvents()
 	if err := r.claims(ctx); err != nil {
-		r.lowerCreations(len(r.plan.Creations))
-		r.lowerDeletions(len(r.plan.Deletions))
-		r.lowerRemovals(r.plan.FinalizerRemovals)
-		return err
-	}
-	if err := r.gang(ctx); err != nil {
 		r.lowerCreations(len(r.plan.Creations))
 		r.lowerDeletions(len(r.plan.Deletions))
 		r.lowerRemovals(r.plan.FinalizerRemovals)
