@@ -1,6 +1,7 @@
 package conformance_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 
 	"github.com/jobsync/jobsync/conformance/gen"
 	"github.com/jobsync/jobsync/conformance/harness"
@@ -17,7 +19,8 @@ import (
 )
 
 // TestScenarioFilesAgreeWithUpstream runs every hand-checked scenario file of
-// the library (../testdata/scenarios) through upstream's Job controller too.
+// the library (../testdata/scenarios, and alpha/workload136's for its
+// gate) through upstream's Job controller too.
 // The library's own test pins each plan; this one shows that the plan it
 // pins is upstream's. Scenarios that change an option upstream hard-codes
 // (the per-sync caps of 500, the controller name, the tracking finalizer)
@@ -27,6 +30,11 @@ func TestScenarioFilesAgreeWithUpstream(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scenario files: %v", err)
 	}
+	alpha, err := filepath.Glob("../alpha/workload136/testdata/scenarios/*.yaml")
+	if err != nil || len(alpha) == 0 {
+		t.Fatalf("no scenario files of alpha/workload136: %v", err)
+	}
+	files = append(files, alpha...)
 	var compared, incomparable []string
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
@@ -73,7 +81,29 @@ func readScenario(t *testing.T, file string) scenario.Scenario {
 
 // checkWithUpstream decides the scenario's snapshot on both sides.
 func checkWithUpstream(sc scenario.Scenario) harness.Verdict {
-	return harness.Check(gen.Case{Family: "scenario", Snapshot: sc.Snapshot(), Options: sc.JobsyncOptions()})
+	c := gen.Case{Family: "scenario", Snapshot: sc.Snapshot(), Options: sc.JobsyncOptions(), WorkloadWithJob: sc.Gates.WorkloadWithJob}
+	ns := c.Snapshot.Job.Namespace
+	for _, raw := range sc.Workloads {
+		wl := &schedulingv1alpha2.Workload{}
+		if err := json.Unmarshal(raw, wl); err != nil {
+			return harness.Verdict{Case: c, Setup: "reading a Workload: " + err.Error()}
+		}
+		if wl.Namespace == "" {
+			wl.Namespace = ns
+		}
+		c.Workloads = append(c.Workloads, wl)
+	}
+	for _, raw := range sc.PodGroups {
+		pg := &schedulingv1alpha2.PodGroup{}
+		if err := json.Unmarshal(raw, pg); err != nil {
+			return harness.Verdict{Case: c, Setup: "reading a PodGroup: " + err.Error()}
+		}
+		if pg.Namespace == "" {
+			pg.Namespace = ns
+		}
+		c.PodGroups = append(c.PodGroups, pg)
+	}
+	return harness.Check(c)
 }
 
 func jobsyncSnapshot(job *batchv1.Job, pod *corev1.Pod, now time.Time) jobsync.Snapshot {

@@ -19,6 +19,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 
+	"github.com/jobsync/jobsync/alpha/workload136"
 	"github.com/jobsync/jobsync/backoff"
 	"github.com/jobsync/jobsync/expectations"
 	"github.com/jobsync/jobsync/jobsync"
@@ -36,6 +37,22 @@ type Case struct {
 	// (the controller decides again on it before deleting).
 	TTL      bool
 	TTLFresh *batchv1.Job
+	// WorkloadWithJob turns on 1.36's alpha gate (with GenericWorkload):
+	// the case is decided by alpha/workload136, with Workloads and
+	// PodGroups, the scheduling objects of the snapshot.
+	WorkloadWithJob bool
+	Workloads       []*schedulingv1alpha2.Workload
+	PodGroups       []*schedulingv1alpha2.PodGroup
+}
+
+// Reconcile decides the case as the library does: jobsync.Reconcile, or
+// alpha/workload136's with the WorkloadWithJob gate.
+func (c Case) Reconcile() (workload136.Plan, error) {
+	if c.WorkloadWithJob {
+		return workload136.Reconcile(workload136.Snapshot{Snapshot: c.Snapshot, Workloads: c.Workloads, PodGroups: c.PodGroups}, c.Options)
+	}
+	p, err := jobsync.Reconcile(c.Snapshot, c.Options)
+	return workload136.Plan{Plan: p}, err
 }
 
 // Gates are the feature gates upstream must run with so that it agrees with
@@ -51,7 +68,7 @@ func (c Case) Gates() map[string]bool {
 	if c.Options.KeepStartTimeOnSuspend {
 		set("MutableSchedulingDirectivesForSuspendedJobs", false)
 	}
-	if c.Options.WorkloadWithJob {
+	if c.WorkloadWithJob {
 		set("GenericWorkload", true)
 		set("WorkloadWithJob", true)
 	}
@@ -120,12 +137,13 @@ func Generate(family string, seed uint64) (Case, error) {
 			Now:          g.now,
 			Expectations: g.exp,
 			Backoff:      g.backoffRecord(),
-			Workloads:    g.workloads,
-			PodGroups:    g.podGroups,
 		},
-		Options:  g.opts,
-		TTL:      g.ttlCase,
-		TTLFresh: g.ttlFresh,
+		Options:         g.opts,
+		TTL:             g.ttlCase,
+		TTLFresh:        g.ttlFresh,
+		WorkloadWithJob: g.workloadWithJob,
+		Workloads:       g.workloads,
+		PodGroups:       g.podGroups,
 	}, nil
 }
 
@@ -149,9 +167,10 @@ type G struct {
 	// ttlCase and ttlFresh: see Case.TTL and Case.TTLFresh.
 	ttlCase  bool
 	ttlFresh *batchv1.Job
-	// workloads and podGroups: the scheduling objects of the snapshot.
-	workloads []*schedulingv1alpha2.Workload
-	podGroups []*schedulingv1alpha2.PodGroup
+	// workloadWithJob, workloads and podGroups: see Case.
+	workloadWithJob bool
+	workloads       []*schedulingv1alpha2.Workload
+	podGroups       []*schedulingv1alpha2.PodGroup
 
 	h       *history
 	pending []*podPlan

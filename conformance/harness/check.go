@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/jobsync/jobsync/alpha/workload136"
 	"github.com/jobsync/jobsync/conformance/apival"
 	"github.com/jobsync/jobsync/conformance/gen"
 	"github.com/jobsync/jobsync/conformance/upstream"
@@ -133,7 +134,7 @@ func Check(c gen.Case) (v Verdict) {
 	// its replacement): a field that differs even then is a bug, not a tie.
 	res, err := upstream.Run(upstream.Input{
 		Job: s.Job, Pods: s.Pods, Now: s.Now, Expectations: s.Expectations, Backoff: s.Backoff, Gates: c.Gates(),
-		Workloads: s.Workloads, PodGroups: s.PodGroups,
+		Workloads: c.Workloads, PodGroups: c.PodGroups,
 		PodOrder: CanonicalOrder(s.Job),
 	})
 	if err != nil {
@@ -198,20 +199,20 @@ func cmpInt(a, b int) int {
 
 // reconcile runs the library on c, turning a panic into its message and
 // stack so that the report shows it as a mismatch instead of ending the run.
-func reconcile(c gen.Case) (p jobsync.Plan, panicked string, err error) {
+func reconcile(c gen.Case) (p workload136.Plan, panicked string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			panicked = fmt.Sprintf("%v\n%s", r, debug.Stack())
 		}
 	}()
-	p, err = jobsync.Reconcile(c.Snapshot, c.Options)
+	p, err = c.Reconcile()
 	return p, "", err
 }
 
 // settledChanges runs the library again with the pods its SettledFilter
 // settles left out (see Snapshot.SettledPods) and says what that changed:
 // empty when it decided the same.
-func settledChanges(c gen.Case, plan jobsync.Plan, perr error) string {
+func settledChanges(c gen.Case, plan workload136.Plan, perr error) string {
 	split, settled := withoutSettled(c)
 	if settled == 0 {
 		return ""
@@ -227,7 +228,7 @@ func settledChanges(c gen.Case, plan jobsync.Plan, perr error) string {
 // keeps them, those with the succeeded pods a SucceededPods takes
 // (Snapshot.Succeeded) held as well. Each runs only when it holds a pod;
 // a case that already holds pods in a set is left as it is.
-func heldChanges(c gen.Case, plan jobsync.Plan, perr error, run func(gen.Case) (jobsync.Plan, string, error)) string {
+func heldChanges(c gen.Case, plan workload136.Plan, perr error, run func(gen.Case) (workload136.Plan, string, error)) string {
 	if c.Snapshot.Active != nil || c.Snapshot.Succeeded != nil {
 		return ""
 	}
@@ -306,7 +307,7 @@ func holdIn(pods []*corev1.Pod, set interface {
 // differs from plan and perr, the decision on c: empty when it is the
 // same. Plans are compared whole (deep-equal, the pods of both being the
 // same objects); a difference is shown as outcomes of c's snapshot.
-func splitChanges(c gen.Case, plan jobsync.Plan, perr error, split gen.Case, what string, run func(gen.Case) (jobsync.Plan, string, error)) string {
+func splitChanges(c gen.Case, plan workload136.Plan, perr error, split gen.Case, what string, run func(gen.Case) (workload136.Plan, string, error)) string {
 	got, panicked, err := run(split)
 	switch {
 	case panicked != "":

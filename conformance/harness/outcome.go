@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/jobsync/jobsync/alpha/workload136"
 	"github.com/jobsync/jobsync/backoff"
 	"github.com/jobsync/jobsync/conformance/upstream"
 	"github.com/jobsync/jobsync/expectations"
@@ -133,7 +134,7 @@ func fromUpstream(res upstream.Result, s jobsync.Snapshot) Outcome {
 }
 
 // fromPlan maps a plan onto an Outcome.
-func fromPlan(p jobsync.Plan, err error, s jobsync.Snapshot) Outcome {
+func fromPlan(p workload136.Plan, err error, s jobsync.Snapshot) Outcome {
 	var o Outcome
 	if err != nil {
 		o.Error = err.Error()
