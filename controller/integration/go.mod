@@ -4,8 +4,8 @@ go 1.26.0
 
 require (
 	github.com/google/go-cmp v0.7.0
-	github.com/jobsync/jobsync v0.0.0
-	github.com/jobsync/jobsync/controller v0.0.0-00010101000000-000000000000
+	github.com/jobsync/jobsync v0.37.0
+	github.com/jobsync/jobsync/controller v0.37.0
 	go.etcd.io/etcd/server/v3 v3.6.8
 	k8s.io/api v0.36.3
 	k8s.io/apimachinery v0.36.3
