@@ -14,6 +14,10 @@ import (
 	"github.com/jobsync/jobsync/jobsync"
 )
 
+// This file holds upstream's rules for a gang Job's Workload and PodGroup:
+// which objects are the Job's, when new ones are created, and when the Job
+// falls back to default scheduling.
+
 // decision is what decide found: the objects to create, the event and the
 // note to add to the plan, and the PodGroup the Job's new pods join.
 type decision struct {
@@ -23,10 +27,6 @@ type decision struct {
 	note     string
 	group    string
 }
-
-// This file holds upstream's rules for a gang Job's Workload and PodGroup:
-// which objects are the Job's, when new ones are created, and when the Job
-// falls back to default scheduling.
 
 // gangCandidate reports whether a Job qualifies for gang scheduling: an
 // Indexed Job whose parallelism, above 1, equals its completions, and whose
