@@ -5,7 +5,8 @@ go 1.26.0
 require (
 	github.com/go-logr/logr v1.4.3
 	github.com/google/go-cmp v0.7.0
-	github.com/jobsync/jobsync v0.0.0
+	github.com/jobsync/jobsync v0.37.0
+	github.com/jobsync/jobsync/alpha/workload136 v0.37.0
 	k8s.io/api v0.36.5
 	k8s.io/apimachinery v0.36.5
 	k8s.io/apiserver v0.36.5
@@ -102,6 +103,7 @@ require (
 // its repository each staging module must be pinned to its matching release.
 replace (
 	github.com/jobsync/jobsync => ../
+	github.com/jobsync/jobsync/alpha/workload136 => ../alpha/workload136
 	k8s.io/api => k8s.io/api v0.36.5
 	k8s.io/apiextensions-apiserver => k8s.io/apiextensions-apiserver v0.36.5
 	k8s.io/apimachinery => k8s.io/apimachinery v0.36.5

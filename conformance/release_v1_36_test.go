@@ -11,7 +11,7 @@ import (
 
 // What differs between the releases this module runs against, for v1.36
 // (the release go.mod pins; release.sh builds the others with their tag).
-// v1.36's WorkloadWithJob is modelled (Options.WorkloadWithJob): D4 is
+// v1.36's WorkloadWithJob is modelled (alpha/workload136): D4 is
 // v1.37's, every scenario file is compared, every row of UPSTREAM.md read.
 
 // notModelledScenario reports a scenario file that this release decides in a
@@ -34,7 +34,7 @@ var otherReleaseDeviations = []string{workloadWithJobID}
 // Workload, PodGroup and pods.
 func TestWorkloadWithJobModelledOnThisRelease(t *testing.T) {
 	c := gen.Case{Family: "deviation", Snapshot: gangCandidate()}
-	c.Options.WorkloadWithJob = true
+	c.WorkloadWithJob = true
 	v := harness.Check(c)
 	if !v.Agree() {
 		report, _ := harness.Report(v, false, true)

@@ -17,7 +17,8 @@ import (
 )
 
 // TestScenarioFilesAgreeWithUpstream runs every hand-checked scenario file of
-// the library (../testdata/scenarios) through upstream's Job controller too.
+// the library (../testdata/scenarios, and alpha/workload136's for its
+// gate) through upstream's Job controller too.
 // The library's own test pins each plan; this one shows that the plan it
 // pins is upstream's. Scenarios that change an option upstream hard-codes
 // (the per-sync caps of 500, the controller name, the tracking finalizer)
@@ -27,6 +28,11 @@ func TestScenarioFilesAgreeWithUpstream(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scenario files: %v", err)
 	}
+	alpha, err := filepath.Glob("../alpha/workload136/testdata/scenarios/*.yaml")
+	if err != nil || len(alpha) == 0 {
+		t.Fatalf("no scenario files of alpha/workload136: %v", err)
+	}
+	files = append(files, alpha...)
 	var compared, incomparable, notModelled []string
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
@@ -84,7 +90,11 @@ func readScenario(t *testing.T, file string) scenario.Scenario {
 
 // checkWithUpstream decides the scenario's snapshot on both sides.
 func checkWithUpstream(sc scenario.Scenario) harness.Verdict {
-	return harness.Check(gen.Case{Family: "scenario", Snapshot: sc.Snapshot(), Options: sc.JobsyncOptions()})
+	c := gen.Case{Family: "scenario", Snapshot: sc.Snapshot(), Options: sc.JobsyncOptions()}
+	if setup := scenarioScheduling(&c, sc); setup != "" { // release_v1_*_test.go
+		return harness.Verdict{Case: c, Setup: setup}
+	}
+	return harness.Check(c)
 }
 
 func jobsyncSnapshot(job *batchv1.Job, pod *corev1.Pod, now time.Time) jobsync.Snapshot {

@@ -96,7 +96,7 @@ func TestPropertyHeldActivePods(t *testing.T) {
 		if rapid.IntRange(0, 3).Draw(t, "repeatIndex") == 0 {
 			repeatActiveIndex(t, s)
 		}
-		opts := jobsync.Options{WorkloadWithJob: rapid.Bool().Draw(t, "workloadWithJob")}
+		var opts jobsync.Options
 		plan, err := jobsync.Reconcile(s, opts)
 		if rapid.Bool().Draw(t, "settledOut") {
 			s, _ = withoutSettled(s)

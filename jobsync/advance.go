@@ -17,7 +17,7 @@ type Memory struct {
 // Progress says how far a plan was carried out.
 type Progress struct {
 	// Stopped is the first step not carried out: a step that stopped the
-	// plan (a failed claim, Workload or PodGroup creation or status write
+	// plan (a failed claim or status write
 	// leaves its whole step undone; after failed finalizer removals, the
 	// final status is the first step not done), or the step a crash or a
 	// cancellation came before. Empty when the plan was carried out to its

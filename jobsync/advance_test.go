@@ -72,19 +72,12 @@ func TestPlanSteps(t *testing.T) {
 	past.Status.StartTime = ptrMetaTime(advanceNow.Add(-time.Hour))
 	unknown := exampleJob()
 	unknown.Spec.CompletionMode = ptr(batchv1.CompletionMode("Sometimes"))
-	gang := exampleJob()
-	gang.Spec.CompletionMode = ptr(batchv1.IndexedCompletion)
 	for _, tc := range []struct {
 		name string
 		snap jobsync.Snapshot
 		opts jobsync.Options
 		want []stepSummary
 	}{
-		{"gang: WorkloadCreated once the Workload is created", jobsync.Snapshot{Job: gang, Now: advanceNow}, jobsync.Options{WorkloadWithJob: true}, []stepSummary{
-			{Kind: jobsync.StepGang, Calls: 2, Events: []string{"WorkloadCreated"}},
-			{Kind: jobsync.StepPods, Calls: 2},
-			{Kind: jobsync.StepInterimStatus, Calls: 1},
-		}},
 		{"new Job", jobsync.Snapshot{Job: exampleJob(), Now: advanceNow}, jobsync.Options{}, []stepSummary{
 			{Kind: jobsync.StepPods, Calls: 2},
 			{Kind: jobsync.StepInterimStatus, Calls: 1},
@@ -364,8 +357,7 @@ func TestObserve(t *testing.T) {
 }
 
 // TestEventSteps checks Steps' reading of where each event comes from
-// against the events' reasons, on generated snapshots (with and without
-// WorkloadWithJob): WorkloadCreated after the gang step, Suspended and
+// against the events' reasons, on generated snapshots: Suspended and
 // Resumed after the pod step, the events of a finished Job after the final
 // status, a skipped plan's at once; every event exactly once.
 func TestEventSteps(t *testing.T) {
@@ -373,8 +365,6 @@ func TestEventSteps(t *testing.T) {
 		switch {
 		case plan.Skipped != "":
 			return ""
-		case e.Reason == "WorkloadCreated":
-			return jobsync.StepGang
 		case e.Reason == "Suspended" || e.Reason == "Resumed":
 			return jobsync.StepPods
 		}
@@ -388,7 +378,7 @@ func TestEventSteps(t *testing.T) {
 		} else {
 			s = genSnapshot(t)
 		}
-		opts := jobsync.Options{WorkloadWithJob: rapid.Bool().Draw(t, "workloadWithJob")}
+		opts := jobsync.Options{}
 		plan, err := jobsync.Reconcile(s, opts)
 		if err != nil {
 			t.Skip("refused snapshot")

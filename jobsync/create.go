@@ -20,9 +20,9 @@ const (
 
 // addCreation adds one pod creation to the plan, for completion index ix
 // (indexes.Unknown outside Indexed Jobs), and counts the pod as active.
-// podGroup and lastFailure are newPod's.
-func (sync *syncState) addCreation(c *podCounts, ix int, reason, podGroup string, lastFailure *podRecord) {
-	pod := sync.newPod(ix, podGroup, lastFailure)
+// lastFailure is newPod's.
+func (sync *syncState) addCreation(c *podCounts, ix int, reason string, lastFailure *podRecord) {
+	pod := sync.newPod(ix, lastFailure)
 	creation := PodCreation{Pod: pod, Reason: reason}
 	if ix != indexes.Unknown {
 		v := ix
@@ -39,9 +39,8 @@ func (sync *syncState) addCreation(c *podCounts, ix int, reason, podGroup string
 // "<job>-<index>", generateName "<job>-<index>-", JOB_COMPLETION_INDEX in
 // every container and init container, and with backoffLimitPerIndex the
 // failure counts of its index, one more than lastFailure's (the index's
-// last failed pod, nil for none). podGroup, when not empty, is the
-// PodGroup the pod joins (WorkloadWithJob).
-func (sync *syncState) newPod(ix int, podGroup string, lastFailure *podRecord) *corev1.Pod {
+// last failed pod, nil for none).
+func (sync *syncState) newPod(ix int, lastFailure *podRecord) *corev1.Pod {
 	job := sync.job
 	tmpl := &job.Spec.Template
 	pod := &corev1.Pod{
@@ -63,14 +62,6 @@ func (sync *syncState) newPod(ix int, podGroup string, lastFailure *podRecord) *
 	}
 	if !hasFinalizer(pod, sync.opts.TrackingFinalizer) {
 		pod.Finalizers = append(pod.Finalizers, sync.opts.TrackingFinalizer)
-	}
-	if podGroup != "" {
-		// Upstream also puts an owner reference to the PodGroup on the
-		// template it creates pods from, but its pod factory copies no
-		// owner references from a template: the pods it creates carry the
-		// Job's controller reference only, and so do these.
-		name := podGroup
-		pod.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: &name}
 	}
 	if ix == indexes.Unknown {
 		return pod

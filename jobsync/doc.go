@@ -21,25 +21,21 @@
 //     tracking finalizer, a release deletes every owner reference with the
 //     Job's UID and the tracking finalizer; both name the pod's UID as a
 //     precondition. OwnerReference and Finalizer say the same as data.
-//  2. WorkloadCreation, PodGroupCreation (only with Options.WorkloadWithJob):
-//     complete scheduling.k8s.io/v1alpha2 objects, the Workload first. A
-//     PodGroup created in the same plan as its Workload names it with an
-//     empty UID: fill it in from the created Workload.
-//  3. Deletions: each with RemoveFinalizer when upstream patches the
+//  2. Deletions: each with RemoveFinalizer when upstream patches the
 //     finalizer away first (suspend, scale-down); a finishing Job's pods keep
 //     theirs until they are counted.
-//  4. Creations: complete pod objects.
-//  5. InterimStatus: the first status write, before any finalizer goes. It
+//  3. Creations: complete pod objects.
+//  4. InterimStatus: the first status write, before any finalizer goes. It
 //     records every pod about to be released in
 //     status.uncountedTerminatedPods (write-ahead) and carries the interim
 //     conditions FailureTarget and SuccessCriteriaMet. When a sync writes
 //     status once only, it writes it here.
-//  6. FinalizerRemovals.
-//  7. Status: the second write, moving released pods into the counters and
+//  5. FinalizerRemovals.
+//  6. Status: the second write, moving released pods into the counters and
 //     adding Complete or Failed once no pod is uncounted or terminating.
-//  8. RequeueAfter: the earliest moment at which time alone changes the
+//  7. RequeueAfter: the earliest moment at which time alone changes the
 //     decision (active deadline, pod-failure backoff); zero for none.
-//  9. Events, and Expectations and Backoff to keep for the next call.
+//  8. Events, and Expectations and Backoff to keep for the next call.
 //
 // The caller carries a plan out step by step (Plan.Steps), recording each
 // step's events once it is over. A failed pod creation or deletion does

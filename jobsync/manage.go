@@ -30,7 +30,7 @@ func (sync *syncState) deleteAllActive(view *podView, finish *batchv1.JobConditi
 // pods with repeated or invalid indexes), or else creating what is missing
 // unless the pod-failure backoff holds creation back. It returns the pod
 // counts once its deletions and creations are carried out.
-func (sync *syncState) manage(view *podView, counts finishedCounts, progress indexProgress, podGroup string) podCounts {
+func (sync *syncState) manage(view *podView, counts finishedCounts, progress indexProgress) podCounts {
 	job := sync.job
 	c := view.counts
 	active := c.active
@@ -120,7 +120,7 @@ func (sync *syncState) manage(view *podView, counts finishedCounts, progress ind
 		sync.plan.Expectations = sync.plan.Expectations.ExpectCreations(int(diff), sync.now)
 		reason := fmt.Sprintf("%s active, the Job wants %d", count(int(active), "pod is", "pods are"), want)
 		for range diff {
-			sync.addCreation(&c, indexes.Unknown, reason, podGroup, nil)
+			sync.addCreation(&c, indexes.Unknown, reason, nil)
 		}
 		return c
 	}
@@ -137,7 +137,7 @@ func (sync *syncState) manage(view *podView, counts finishedCounts, progress ind
 	}
 	sync.plan.Expectations = sync.plan.Expectations.ExpectCreations(len(toAdd), sync.now)
 	for _, ix := range toAdd {
-		sync.addCreation(&c, ix, fmt.Sprintf("index %d is pending", ix), podGroup, progress.delayedRemoval[ix])
+		sync.addCreation(&c, ix, fmt.Sprintf("index %d is pending", ix), progress.delayedRemoval[ix])
 	}
 	return c
 }

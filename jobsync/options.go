@@ -40,14 +40,6 @@ type Options struct {
 	// MutableSchedulingDirectivesForSuspendedJobs feature gate, under which
 	// suspending a Job clears status.startTime.
 	KeepStartTimeOnSuspend bool
-	// WorkloadWithJob turns on the WorkloadWithJob feature gate (alpha in
-	// v1.36, off by default; a cluster turning it on needs GenericWorkload
-	// too): an Indexed Job whose parallelism, above 1, equals its
-	// completions, and whose pod template names no scheduling group, gets a
-	// Workload and a PodGroup (Plan.WorkloadCreation, PodGroupCreation)
-	// before any pod, and its new pods join the PodGroup. Snapshot.Workloads
-	// and PodGroups are read only with it.
-	WorkloadWithJob bool
 }
 
 // DefaultControllerName is the managedBy value of the built-in controller.

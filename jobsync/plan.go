@@ -6,7 +6,6 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -54,11 +53,6 @@ type Snapshot struct {
 	Expectations expectations.Expectations
 	// Backoff is the pod-failure backoff record returned by the previous plan.
 	Backoff backoff.Record
-	// Workloads and PodGroups are the caller's view of the
-	// scheduling.k8s.io/v1alpha2 objects in the Job's namespace (any others
-	// are ignored). Read only with Options.WorkloadWithJob.
-	Workloads []*schedulingv1alpha2.Workload
-	PodGroups []*schedulingv1alpha2.PodGroup
 }
 
 // Plan is what one sync decided, in the order the caller must carry it out.
@@ -84,17 +78,6 @@ type Plan struct {
 	// as a sign that the pod is not newly adopted): without one, it is not
 	// tracked until the next sync sees the patched pod.
 	Adoptions []PodClaim `json:"adoptions,omitempty"`
-	// WorkloadCreation and PodGroupCreation (Options.WorkloadWithJob only)
-	// are the scheduling.k8s.io/v1alpha2 objects to create for a Job that
-	// qualifies for gang scheduling, after the claims and before any pod is
-	// deleted or created, the Workload first. A PodGroup created in the same
-	// plan as its Workload has, in its owner reference to the Workload, an
-	// empty UID: fill it in from the created Workload. A create answered
-	// with AlreadyExists means the view was stale: reconcile again from a
-	// fresh one. Pods created in this plan already name the PodGroup in
-	// spec.schedulingGroup.
-	WorkloadCreation *schedulingv1alpha2.Workload `json:"workloadCreation,omitempty"`
-	PodGroupCreation *schedulingv1alpha2.PodGroup `json:"podGroupCreation,omitempty"`
 	// Deletions are the pods to delete, after the claims.
 	Deletions []PodDeletion `json:"deletions,omitempty"`
 	// Creations are the pods to create, after the deletions.

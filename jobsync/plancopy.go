@@ -13,8 +13,6 @@ func (p Plan) DeepCopy() Plan {
 	c := p
 	c.Releases = copyClaims(p.Releases)
 	c.Adoptions = copyClaims(p.Adoptions)
-	c.WorkloadCreation = p.WorkloadCreation.DeepCopy()
-	c.PodGroupCreation = p.PodGroupCreation.DeepCopy()
 	c.Deletions = slices.Clone(p.Deletions)
 	if p.Creations != nil {
 		c.Creations = make([]PodCreation, len(p.Creations))

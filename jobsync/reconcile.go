@@ -51,11 +51,6 @@ func reconcile(s Snapshot, opts Options, failed *PodFailures) (Plan, error) {
 		return Plan{}, err
 	}
 	view := &scanned
-	var podGroup string
-	if opts.WorkloadWithJob && gangCandidate(job) {
-		// Before any pod is managed, so that new pods can join the group.
-		podGroup = sync.ensureWorkload(s.Workloads, s.PodGroups, view) // workload.go
-	}
 	satisfied := s.Expectations.Satisfied(s.Now, opts.ExpectationsTimeout)
 	if st.StartTime == nil && !sync.suspended {
 		st.StartTime = ptrTime(s.Now)
@@ -86,8 +81,8 @@ func reconcile(s Snapshot, opts Options, failed *PodFailures) (Plan, error) {
 	} else {
 		managed := false
 		if satisfied && job.DeletionTimestamp == nil {
-			pods = sync.manage(view, counts, progress, podGroup) // manage.go
-			failed.apply(&pods, sync.plan.Deletions, true)       // resume.go
+			pods = sync.manage(view, counts, progress)     // manage.go
+			failed.apply(&pods, sync.plan.Deletions, true) // resume.go
 			managed = true
 		} else if !satisfied {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("no pods are created or deleted: waiting to observe %d creations and %d deletions", s.Expectations.Creations, s.Expectations.Deletions))

@@ -47,10 +47,10 @@ func (f PodFailures) None() bool { return f.Creations == 0 && len(f.Deletions) =
 // pod creation is refused (a quota, an admission webhook) thus still gets
 // its startTime, and its activeDeadlineSeconds can fail it.
 //
-// The returned plan has the same claims, Workload, PodGroup, deletions,
-// creations and expectation counts as plan (those steps are over); its
-// interim status, finalizer removals, final status, events and the rest of
-// its memory are decided again. With no failure, it is plan itself. It
+// The returned plan has the same claims, deletions, creations and
+// expectation counts as plan (those steps are over); its interim status,
+// finalizer removals, final status, events and the rest of its memory are
+// decided again. With no failure, it is plan itself. It
 // fails if plan is not the plan of s and opts.
 func Resume(s Snapshot, opts Options, plan Plan, f PodFailures) (Plan, error) {
 	if f.None() {
@@ -85,7 +85,6 @@ func Resume(s Snapshot, opts Options, plan Plan, f PodFailures) (Plan, error) {
 // step, as two plans of one snapshot do.
 func samePodSteps(a, b Plan) bool {
 	return len(a.Releases) == len(b.Releases) && len(a.Adoptions) == len(b.Adoptions) &&
-		(a.WorkloadCreation == nil) == (b.WorkloadCreation == nil) && (a.PodGroupCreation == nil) == (b.PodGroupCreation == nil) &&
 		slices.EqualFunc(a.Deletions, b.Deletions, func(x, y PodDeletion) bool { return x.Pod == y.Pod && x.RemoveFinalizer == y.RemoveFinalizer }) &&
 		len(a.Creations) == len(b.Creations) &&
 		a.Expectations.Creations == b.Expectations.Creations && a.Expectations.Deletions == b.Expectations.Deletions

@@ -95,7 +95,7 @@ func TestPropertySettledPodsLeftOut(t *testing.T) {
 	var cases, withSettled int
 	rapid.Check(t, func(t *rapid.T) {
 		s := genSnapshot(t)
-		opts := jobsync.Options{WorkloadWithJob: rapid.Bool().Draw(t, "workloadWithJob")}
+		var opts jobsync.Options
 		cases++
 		plan, err := jobsync.Reconcile(s, opts)
 		if err != nil {
@@ -160,34 +160,4 @@ func ExampleSettledFilter() {
 	// Output:
 	// pods handed over: 0 settled: 1000
 	// creations: 2
-}
-
-// TestSettledPodsCountAsPods: the one decision a settled pod takes part in
-// is whether the Job has ever run (a Workload is created, with
-// Options.WorkloadWithJob, only for a Job with no pods, no startTime and no
-// counted pods). A Job whose status lost its counts but whose settled pod
-// is left out must still be seen to have pods.
-func TestSettledPodsCountAsPods(t *testing.T) {
-	job := exampleJob()
-	job.Spec.CompletionMode = ptr(batchv1.IndexedCompletion)
-	job.Spec.Completions, job.Spec.Parallelism = ptr(int32(2)), ptr(int32(2))
-	p := settledPod(job)
-	p.Annotations = map[string]string{batchv1.JobCompletionIndexAnnotation: "0"}
-	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	opts := jobsync.Options{WorkloadWithJob: true}
-
-	whole, err := jobsync.Reconcile(jobsync.Snapshot{Job: job, Pods: []*corev1.Pod{p}, Now: now}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if whole.WorkloadCreation != nil {
-		t.Fatal("a Job with a pod gets a Workload: the case does not test what it should")
-	}
-	left, err := jobsync.Reconcile(jobsync.Snapshot{Job: job, SettledPods: 1, Now: now}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := diffIfUnequal(whole, left); d != "" {
-		t.Fatalf("the settled pod left out changes the plan:\n%s", d)
-	}
 }

@@ -15,9 +15,6 @@ const (
 	// stops the plan (upstream lists the Job's pods through its claims and
 	// fails the sync when one fails).
 	StepClaims StepKind = "claims"
-	// StepGang creates the WorkloadCreation and then the PodGroupCreation.
-	// A failure stops the plan.
-	StepGang StepKind = "gang"
 	// StepPods carries out the Deletions or the Creations (never both).
 	// Failed calls do not stop the plan: the rest is decided again by
 	// Resume with those calls failed, carried out, and the failure
@@ -36,8 +33,8 @@ const (
 
 // stepOrder returns the order of the steps of every plan (a value, not a
 // variable: the library keeps no mutable globals).
-func stepOrder() [6]StepKind {
-	return [...]StepKind{StepClaims, StepGang, StepPods, StepInterimStatus, StepFinalizers, StepStatus}
+func stepOrder() [5]StepKind {
+	return [...]StepKind{StepClaims, StepPods, StepInterimStatus, StepFinalizers, StepStatus}
 }
 
 // Step is one step of a plan: its kind, how many API calls it makes and the
@@ -68,7 +65,6 @@ type Step struct {
 func (p Plan) Steps() []Step {
 	calls := map[StepKind]int{
 		StepClaims:        len(p.Releases) + len(p.Adoptions),
-		StepGang:          boolCount(p.WorkloadCreation != nil) + boolCount(p.PodGroupCreation != nil),
 		StepPods:          len(p.Deletions) + len(p.Creations),
 		StepInterimStatus: boolCount(p.InterimStatus != nil),
 		StepFinalizers:    len(p.FinalizerRemovals),
@@ -101,8 +97,6 @@ func (p Plan) EventsAtOnce() []Event {
 // plan, as upstream records it:
 //
 //   - a skipped plan's events (an unknown completion mode), at once;
-//   - the first event of a plan that creates a Workload (WorkloadCreated),
-//     once the gang step is over;
 //   - the events of a plan whose final status finishes the Job (Completed,
 //     TooManySucceededPods, the failure reason), once that status is
 //     written;
@@ -123,9 +117,6 @@ func (p Plan) eventSteps() []StepKind {
 	}
 	for i := range steps {
 		steps[i] = rest
-	}
-	if p.WorkloadCreation != nil && len(steps) > 0 {
-		steps[0] = StepGang
 	}
 	return steps
 }

@@ -31,7 +31,7 @@ func TestPropertyHeldSucceededPods(t *testing.T) {
 	var cases, withDonePods, released, keptBack int
 	rapid.Check(t, func(t *rapid.T) {
 		s := genSnapshot(t)
-		opts := jobsync.Options{WorkloadWithJob: rapid.Bool().Draw(t, "workloadWithJob")}
+		var opts jobsync.Options
 		if rapid.Bool().Draw(t, "lowCap") {
 			opts.MaxUncountedPods = rapid.IntRange(1, 3).Draw(t, "maxUncounted")
 		}
@@ -144,36 +144,6 @@ func TestSucceededPodsOfAnotherJob(t *testing.T) {
 	}
 	if _, err := jobsync.Reconcile(jobsync.Snapshot{Job: job, Succeeded: jobsync.NewSucceededPods(job, jobsync.Options{}), Now: genEpoch}, jobsync.Options{}); err != nil {
 		t.Errorf("an empty set of the Job itself: %v", err)
-	}
-}
-
-// TestHeldPodsCountAsPods: the Workload rule asks whether the Job has ever
-// had pods, and a held pod is one. (Gang candidates are Indexed Jobs, so
-// only an ActivePods can hold their pods.)
-func TestHeldPodsCountAsPods(t *testing.T) {
-	job := exampleJob()
-	job.Spec.CompletionMode = ptr(batchv1.IndexedCompletion)
-	job.Spec.Completions, job.Spec.Parallelism = ptr(int32(2)), ptr(int32(2))
-	p := activePod(job, "running", "0")
-	opts := jobsync.Options{WorkloadWithJob: true}
-
-	whole, err := jobsync.Reconcile(jobsync.Snapshot{Job: job, Pods: []*corev1.Pod{p}, Now: genEpoch}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if whole.WorkloadCreation != nil {
-		t.Fatal("a Job with a pod gets a Workload: the case does not test what it should")
-	}
-	set := jobsync.NewActivePods(job)
-	if !set.Put(p) {
-		t.Fatal("the running pod is not held")
-	}
-	held, err := jobsync.Reconcile(jobsync.Snapshot{Job: job, Active: set, Now: genEpoch}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := diffIfUnequal(whole, held); d != "" {
-		t.Fatalf("the held pod changes the plan:\n%s", d)
 	}
 }
 

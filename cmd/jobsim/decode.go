@@ -13,7 +13,6 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	"sigs.k8s.io/yaml"
 )
 
@@ -46,13 +45,11 @@ func errorAt(at source, format string, args ...any) error {
 	return &inputError{at: at, msg: fmt.Sprintf(format, args...)}
 }
 
-// object is one Job, Pod, Workload or PodGroup read from the input.
+// object is one Job or Pod read from the input.
 type object struct {
-	at       source
-	job      *batchv1.Job
-	pod      *corev1.Pod
-	workload *schedulingv1alpha2.Workload
-	podGroup *schedulingv1alpha2.PodGroup
+	at  source
+	job *batchv1.Job
+	pod *corev1.Pod
 }
 
 // typeMeta is read first to dispatch on kind before the strict decode.
@@ -223,7 +220,7 @@ func yamlToJSONText(text []byte) ([]byte, error) { return yaml.YAMLToJSONStrict(
 // isListKind reports whether kind is a List of the kinds jobsim reads.
 func isListKind(kind string) bool {
 	switch kind {
-	case "List", "JobList", "PodList", "WorkloadList", "PodGroupList":
+	case "List", "JobList", "PodList":
 		return true
 	}
 	return false
@@ -275,30 +272,8 @@ func decodeObject(at source, doc document, js []byte) ([]object, error) {
 			return nil, err
 		}
 		return []object{{at: at, pod: pod}}, nil
-	case tm.Kind == "Workload" || tm.Kind == "PodGroup":
-		if tm.APIVersion != schedulingv1alpha2.SchemeGroupVersion.String() {
-			return nil, errorAt(at, "%s has apiVersion %q: want %s", tm.Kind, tm.APIVersion, schedulingv1alpha2.SchemeGroupVersion)
-		}
-		if tm.Kind == "Workload" {
-			wl := &schedulingv1alpha2.Workload{}
-			if err := strictDecode(js, wl); err != nil {
-				return nil, decodeError(at, doc, "Workload", err)
-			}
-			if err := checkTimes(at, doc, "Workload", js, wl); err != nil {
-				return nil, err
-			}
-			return []object{{at: at, workload: wl}}, nil
-		}
-		pg := &schedulingv1alpha2.PodGroup{}
-		if err := strictDecode(js, pg); err != nil {
-			return nil, decodeError(at, doc, "PodGroup", err)
-		}
-		if err := checkTimes(at, doc, "PodGroup", js, pg); err != nil {
-			return nil, err
-		}
-		return []object{{at: at, podGroup: pg}}, nil
 	default:
-		return nil, errorAt(at, "unknown kind %q: jobsim reads Job (batch/v1), Pod (v1), Workload and PodGroup (scheduling.k8s.io/v1alpha2) and List", tm.Kind)
+		return nil, errorAt(at, "unknown kind %q: jobsim reads Job (batch/v1), Pod (v1) and List", tm.Kind)
 	}
 }
 

@@ -41,10 +41,6 @@ The controller is taken as freshly started: it remembers no pending pod
 creations or deletions and no earlier pod-failure backoff, so backoff comes
 from failed pods that still carry the tracking finalizer.
 
-With --workload-with-job (the alpha WorkloadWithJob gate), the output of
-  kubectl get workloads,podgroups -n NAMESPACE -o yaml
-may be given too; a qualifying Job without them gets them created.
-
 Flags:
 `
 

@@ -47,7 +47,7 @@ func FuzzDecodeFile(f *testing.F) {
 		prev := 0
 		for _, o := range objs {
 			kinds := 0
-			for _, set := range []bool{o.job != nil, o.pod != nil, o.workload != nil, o.podGroup != nil} {
+			for _, set := range []bool{o.job != nil, o.pod != nil} {
 				if set {
 					kinds++
 				}
@@ -83,7 +83,7 @@ func checkCut(t *testing.T, data []byte, objs []object, docs int, err error) {
 	}
 	for i, o := range objs {
 		w := wobjs[i]
-		if !reflect.DeepEqual(o.job, w.job) || !reflect.DeepEqual(o.pod, w.pod) || !reflect.DeepEqual(o.workload, w.workload) || !reflect.DeepEqual(o.podGroup, w.podGroup) {
+		if !reflect.DeepEqual(o.job, w.job) || !reflect.DeepEqual(o.pod, w.pod) {
 			t.Fatalf("object %d at %s differs from the whole reading's at %s", i, o.at, w.at)
 		}
 		if o.at.item != w.at.item || (o.at.line != w.at.line && o.at.item < 0) {

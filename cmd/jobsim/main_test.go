@@ -106,9 +106,6 @@ func planCases(t *testing.T) []goldenCase {
 		goldenCase{"plan-pi-backoff-yaml", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "-f", "testdata/jobs/plan/pi-backoff/pods.yaml", "-o", "yaml"}},
 		goldenCase{"plan-pi-backoff-json", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml", "-f", "testdata/jobs/plan/pi-backoff/pods.yaml", "-o", "json"}},
 		goldenCase{"plan-job-only", []string{"plan", "-f", "testdata/jobs/plan/pi-backoff/job.yaml"}},
-		goldenCase{"plan-workload-with-job", []string{"plan", "-f", "testdata/jobs/plan/distributed-training/job.yaml", "--workload-with-job"}},
-		goldenCase{"plan-workload-with-job-existing", []string{"plan", "-f", "testdata/jobs/plan/distributed-training/job.yaml", "-f", "testdata/jobs/plan/distributed-training/scheduling.yaml", "--workload-with-job"}},
-		goldenCase{"plan-workload-with-job-yaml", []string{"plan", "-f", "testdata/jobs/plan/distributed-training/job.yaml", "--workload-with-job", "-o", "yaml"}},
 	)
 }
 
@@ -217,8 +214,7 @@ func runCases(t *testing.T) []goldenCase {
 	}
 	return append(cases,
 		goldenCase{"run-from-kubectl-output", []string{"run", "-f", "testdata/jobs/plan/parallel-success/job.yaml", "--script", "testdata/jobs/parallel.script.yaml"}},
-		goldenCase{"run-summary", []string{"run", "-f", "testdata/jobs/parallel.yaml", "--summary"}},
-		goldenCase{"run-workload-with-job", []string{"run", "-f", "testdata/jobs/distributed-training.yaml", "--workload-with-job"}})
+		goldenCase{"run-summary", []string{"run", "-f", "testdata/jobs/parallel.yaml", "--summary"}})
 }
 
 // TestRunSummary: --summary prints the summary of the same run, and

@@ -19,7 +19,6 @@ func planCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	fs.Var(&format, "o", "output format: text, yaml or json")
 	fs.Var(&format, "output", "the same as -o, as kubectl spells it")
 	controllerName := fs.String("controller-name", jobsync.DefaultControllerName, "the spec.managedBy value the controller acts for (a Job managed by another\ncontroller is left alone, as kube-controller-manager leaves it)")
-	workloads := fs.Bool("workload-with-job", false, "turn on the WorkloadWithJob feature gate (alpha in v1.36, off by default):\na qualifying Indexed Job gets a Workload and a PodGroup before any pod")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -60,7 +59,7 @@ func planCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if now.IsZero() {
 		now, _ = latestTime(in) // the Job's creationTimestamp is always there
 	}
-	plan, err := jobsync.Reconcile(jobsync.Snapshot{Job: in.job, Pods: in.pods, Now: now, Workloads: in.workloads, PodGroups: in.podGroups}, jobsync.Options{WorkloadWithJob: *workloads, ControllerName: *controllerName})
+	plan, err := jobsync.Reconcile(jobsync.Snapshot{Job: in.job, Pods: in.pods, Now: now}, jobsync.Options{ControllerName: *controllerName})
 	if err != nil {
 		return errorAt(in.sourceOf(err), "the controller cannot decide on this input: %v", err)
 	}

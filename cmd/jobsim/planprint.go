@@ -86,16 +86,6 @@ func writePlanText(b *strings.Builder, r planReport) {
 	for _, c := range plan.Adoptions {
 		step("adopt pod %s (add the Job's owner reference and tracking finalizer)\n     why: %s", c.Pod.Name, c.Reason)
 	}
-	if wl := plan.WorkloadCreation; wl != nil {
-		minCount := int32(0)
-		if t := wl.Spec.PodGroupTemplates; len(t) == 1 && t[0].SchedulingPolicy.Gang != nil {
-			minCount = t[0].SchedulingPolicy.Gang.MinCount
-		}
-		step("create Workload %s (scheduling.k8s.io/v1alpha2, one PodGroupTemplate, gang minCount %d)\n     why: the Job qualifies for gang scheduling (WorkloadWithJob)", wl.Name, minCount)
-	}
-	if pg := plan.PodGroupCreation; pg != nil {
-		step("create PodGroup %s (scheduling.k8s.io/v1alpha2, from the Workload's template)\n     why: the pods of the Job are scheduled as one gang", pg.Name)
-	}
 	for _, d := range plan.Deletions {
 		how := ""
 		if d.RemoveFinalizer {

@@ -33,7 +33,6 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	fs.Var(&format, "output", "the same as -o, as kubectl spells it")
 	verbose := fs.Bool("v", false, "show every step, also the syncs that changed nothing")
 	summary := fs.Bool("summary", false, "print the summary only, without the timeline; no steps or pods are kept\n(for Jobs of many pods; with -o yaml or json, the result without them)")
-	workloads := fs.Bool("workload-with-job", false, "turn on the WorkloadWithJob feature gate (alpha in v1.36, off by default):\na qualifying Indexed Job gets a Workload and a PodGroup before any pod")
 	controllerName := fs.String("controller-name", jobsync.DefaultControllerName, "the spec.managedBy value the simulated controller acts for (a Job managed\nby another controller is left alone, as kube-controller-manager leaves it)")
 	check := fs.Bool("check", false, "check jobsynctest's invariants at every step (API status validation,\nwrite-ahead, parallelism, counts...); a violation makes jobsim exit 1")
 	if err := fs.parse(args); err != nil {
@@ -81,7 +80,7 @@ func runCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	}
 	faults.JobChanges = script.JobChanges
 	cfg := jobsynctest.Config{Start: start, Seed: *seed, Script: script.Script, Faults: faults, MaxSyncs: *maxSyncs, Check: *check, DiscardSteps: *summary, DiscardPods: *summary,
-		Options: jobsync.Options{WorkloadWithJob: *workloads, ControllerName: *controllerName}}
+		Options: jobsync.Options{ControllerName: *controllerName}}
 	cluster, err := jobsynctest.NewCluster(job, cfg)
 	if err != nil {
 		return fmt.Errorf("run: %w", err)

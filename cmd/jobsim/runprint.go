@@ -264,12 +264,6 @@ func syncDetail(p *jobsync.Plan, before, after *batchv1.JobStatus) string {
 	if n := len(p.Adoptions); n > 0 {
 		parts = append(parts, "adopt "+plural(n, "pod"))
 	}
-	if wl := p.WorkloadCreation; wl != nil {
-		parts = append(parts, "create Workload "+wl.Name)
-	}
-	if pg := p.PodGroupCreation; pg != nil {
-		parts = append(parts, "create PodGroup "+pg.Name)
-	}
 	if n := len(p.Deletions); n > 0 {
 		reasons := make([]string, n)
 		for i, d := range p.Deletions {

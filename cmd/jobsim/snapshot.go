@@ -9,7 +9,6 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -20,10 +19,6 @@ import (
 type planInput struct {
 	job  *batchv1.Job
 	pods []*corev1.Pod
-	// workloads and podGroups are the scheduling objects given, read with
-	// --workload-with-job.
-	workloads []*schedulingv1alpha2.Workload
-	podGroups []*schedulingv1alpha2.PodGroup
 	// jobAt and podsAt say where the Job and each pod were read.
 	jobAt  source
 	podsAt []source
@@ -68,12 +63,6 @@ func assemblePlanInput(objs []object) (planInput, error) {
 	}
 	names := map[string]source{}
 	for _, o := range objs {
-		if o.workload != nil {
-			in.workloads = append(in.workloads, o.workload)
-		}
-		if o.podGroup != nil {
-			in.podGroups = append(in.podGroups, o.podGroup)
-		}
 		if o.pod == nil {
 			continue
 		}

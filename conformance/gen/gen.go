@@ -39,6 +39,10 @@ type Case struct {
 	// stand for: a gate the library does not model on this release, for a
 	// deviation's test (DEVIATIONS.md). No family sets them.
 	UpstreamGates map[string]bool
+	// Scheduling holds the release's WorkloadWithJob input, where the
+	// library models it (scheduling_*.go): on v1.36 the gate and the
+	// snapshot's Workloads and PodGroups, decided by alpha/workload136.
+	Scheduling
 }
 
 // Gates are the feature gates upstream must run with so that it agrees with
@@ -54,7 +58,7 @@ func (c Case) Gates() map[string]bool {
 	if c.Options.KeepStartTimeOnSuspend {
 		set("MutableSchedulingDirectivesForSuspendedJobs", false)
 	}
-	workloadGates(c.Options, set) // scheduling_*.go
+	c.workloadGates(set) // scheduling_*.go
 	for name, on := range c.UpstreamGates {
 		set(name, on)
 	}
@@ -129,7 +133,7 @@ func Generate(family string, seed uint64) (Case, error) {
 		TTL:      g.ttlCase,
 		TTLFresh: g.ttlFresh,
 	}
-	g.fillScheduling(&c.Snapshot) // scheduling_*.go
+	g.fillScheduling(&c) // scheduling_*.go
 	return c, nil
 }
 

@@ -23,7 +23,7 @@ import (
 // ones the Job does not control, a Workload with two templates, several
 // that refer to the Job, ones of other Jobs or namespaces.
 func familyWorkloadWithJob(g *G) {
-	g.opts.WorkloadWithJob = true
+	g.workloadWithJob = true
 	n := g.between(2, 8)
 	s := shape{indexed: true, completions: i32(n), parallelism: i32(n)}
 	switch x := g.r.Float64(); {

@@ -134,7 +134,7 @@ func Check(c gen.Case) (v Verdict) {
 	// its replacement): a field that differs even then is a bug, not a tie.
 	res, err := upstream.Run(upstream.Input{
 		Job: s.Job, Pods: s.Pods, Now: s.Now, Expectations: s.Expectations, Backoff: s.Backoff, Gates: c.Gates(),
-		SchedulingObjects: schedulingInput(s),
+		SchedulingObjects: schedulingInput(c),
 		PodOrder:          CanonicalOrder(s.Job),
 	})
 	if err != nil {
@@ -199,20 +199,20 @@ func cmpInt(a, b int) int {
 
 // reconcile runs the library on c, turning a panic into its message and
 // stack so that the report shows it as a mismatch instead of ending the run.
-func reconcile(c gen.Case) (p jobsync.Plan, panicked string, err error) {
+func reconcile(c gen.Case) (p gen.Plan, panicked string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			panicked = fmt.Sprintf("%v\n%s", r, debug.Stack())
 		}
 	}()
-	p, err = jobsync.Reconcile(c.Snapshot, c.Options)
+	p, err = c.Reconcile()
 	return p, "", err
 }
 
 // settledChanges runs the library again with the pods its SettledFilter
 // settles left out (see Snapshot.SettledPods) and says what that changed:
 // empty when it decided the same.
-func settledChanges(c gen.Case, plan jobsync.Plan, perr error) string {
+func settledChanges(c gen.Case, plan gen.Plan, perr error) string {
 	split, settled := withoutSettled(c)
 	if settled == 0 {
 		return ""
@@ -228,7 +228,7 @@ func settledChanges(c gen.Case, plan jobsync.Plan, perr error) string {
 // keeps them, those with the succeeded pods a SucceededPods takes
 // (Snapshot.Succeeded) held as well. Each runs only when it holds a pod;
 // a case that already holds pods in a set is left as it is.
-func heldChanges(c gen.Case, plan jobsync.Plan, perr error, run func(gen.Case) (jobsync.Plan, string, error)) string {
+func heldChanges(c gen.Case, plan gen.Plan, perr error, run func(gen.Case) (gen.Plan, string, error)) string {
 	if c.Snapshot.Active != nil || c.Snapshot.Succeeded != nil {
 		return ""
 	}
@@ -323,7 +323,7 @@ func listedHeld(s jobsync.Snapshot) int {
 // A split that lists a pod whose UID a set holds (c gave two pods one UID,
 // and holdIn held one) must be refused with an *InputError instead, unless
 // the sync is skipped before it reads any pod.
-func splitChanges(c gen.Case, plan jobsync.Plan, perr error, split gen.Case, what string, run func(gen.Case) (jobsync.Plan, string, error)) string {
+func splitChanges(c gen.Case, plan gen.Plan, perr error, split gen.Case, what string, run func(gen.Case) (gen.Plan, string, error)) string {
 	got, panicked, err := run(split)
 	at := listedHeld(split.Snapshot)
 	var ie *jobsync.InputError

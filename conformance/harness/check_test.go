@@ -68,7 +68,7 @@ func TestDiffCatchesAlteredPlans(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tc.c.Snapshot
-			plan, err := jobsync.Reconcile(s, tc.c.Options)
+			plan, err := tc.c.Reconcile()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +83,7 @@ func TestDiffCatchesAlteredPlans(t *testing.T) {
 			if d, _ := diff(up, lib); d != "" {
 				t.Fatalf("the unaltered plan already differs:\n%s", d)
 			}
-			tc.alter(&plan)
+			tc.alter(&plan.Plan)
 			lib = fromPlan(plan, nil, s)
 			normalize(&lib)
 			d, classes := diff(up, lib)

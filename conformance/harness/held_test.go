@@ -22,7 +22,7 @@ import (
 // heldCase returns the first case of the families, by seed, that holds
 // active pods beside settled ones and whose plan on all its pods does what
 // want asks for.
-func heldCase(t *testing.T, want func(c gen.Case, plan jobsync.Plan) bool) gen.Case {
+func heldCase(t *testing.T, want func(c gen.Case, plan gen.Plan) bool) gen.Case {
 	t.Helper()
 	for seed := range uint64(500) {
 		for _, fam := range []string{"basic", "finalizers", "indexed", "mixed"} {
@@ -35,7 +35,7 @@ func heldCase(t *testing.T, want func(c gen.Case, plan jobsync.Plan) bool) gen.C
 			if held == 0 || settled == 0 {
 				continue
 			}
-			plan, err := jobsync.Reconcile(c.Snapshot, c.Options)
+			plan, err := c.Reconcile()
 			if err == nil && want(c, plan) {
 				return c
 			}
@@ -50,7 +50,7 @@ func heldCase(t *testing.T, want func(c gen.Case, plan jobsync.Plan) bool) gen.C
 // does so with the settled pods in Pods or only with them left out too, and
 // reports nothing of the library as it is.
 func TestHeldChangesCatchesAlteredPlans(t *testing.T) {
-	deleting := heldCase(t, func(c gen.Case, plan jobsync.Plan) bool {
+	deleting := heldCase(t, func(c gen.Case, plan gen.Plan) bool {
 		held, _ := withHeld(c)
 		for _, d := range plan.Deletions {
 			if held.Snapshot.Active.Has(d.Pod.UID) {
@@ -59,16 +59,16 @@ func TestHeldChangesCatchesAlteredPlans(t *testing.T) {
 		}
 		return false
 	})
-	counting := heldCase(t, func(_ gen.Case, plan jobsync.Plan) bool { return plan.Status != nil || plan.InterimStatus != nil })
+	counting := heldCase(t, func(_ gen.Case, plan gen.Plan) bool { return plan.Status != nil || plan.InterimStatus != nil })
 	// alter runs the library and, on a snapshot that holds active pods (and
 	// leaves settled pods out, when alone is set), alters its decision.
-	alter := func(alone bool, change func(gen.Case, *jobsync.Plan) (string, error)) func(gen.Case) (jobsync.Plan, string, error) {
-		return func(c gen.Case) (jobsync.Plan, string, error) {
+	alter := func(alone bool, change func(gen.Case, *jobsync.Plan) (string, error)) func(gen.Case) (gen.Plan, string, error) {
+		return func(c gen.Case) (gen.Plan, string, error) {
 			p, panicked, err := reconcile(c)
 			if c.Snapshot.Active.Len() == 0 || (alone && c.Snapshot.SettledPods == 0) {
 				return p, panicked, err
 			}
-			panicked, err = change(c, &p)
+			panicked, err = change(c, &p.Plan)
 			return p, panicked, err
 		}
 	}
@@ -83,7 +83,7 @@ func TestHeldChangesCatchesAlteredPlans(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		c      gen.Case
-		run    func(gen.Case) (jobsync.Plan, string, error)
+		run    func(gen.Case) (gen.Plan, string, error)
 		want   string // in the report; empty: no report
 		status bool   // the report shows the status field
 	}{
@@ -99,7 +99,7 @@ func TestHeldChangesCatchesAlteredPlans(t *testing.T) {
 		{"a panic", counting, alter(false, func(gen.Case, *jobsync.Plan) (string, error) { return "boom", nil }), "Reconcile panicked: boom", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			plan, perr := jobsync.Reconcile(tc.c.Snapshot, tc.c.Options)
+			plan, perr := tc.c.Reconcile()
 			got := heldChanges(tc.c, plan, perr, tc.run)
 			t.Logf("%s seed %d: %s", tc.c.Family, tc.c.Seed, got)
 			switch {
@@ -216,18 +216,18 @@ func TestHeldChangesWantsListedAndHeldRefused(t *testing.T) {
 	}
 	c := gen.Case{Family: "twins", Snapshot: jobsync.Snapshot{Job: job, Now: now,
 		Pods: []*corev1.Pod{pod("a", corev1.PodRunning), pod("twin", corev1.PodPending)}}}
-	plan, perr := jobsync.Reconcile(c.Snapshot, c.Options)
+	plan, perr := c.Reconcile()
 	if perr != nil {
 		t.Fatalf("the case is refused as a whole (%v): it does not test what it should", perr)
 	}
 	if held, n := withHeld(c); n != 1 || listedHeld(held.Snapshot) != 0 {
 		t.Fatalf("held %d pods, the first listed held pod at %d: want a held and its twin listed at 0", n, listedHeld(held.Snapshot))
 	}
-	decided := func(gen.Case) (jobsync.Plan, string, error) { return plan, "", nil }
-	otherError := func(gen.Case) (jobsync.Plan, string, error) { return jobsync.Plan{}, "", errors.New("refused") }
+	decided := func(gen.Case) (gen.Plan, string, error) { return plan, "", nil }
+	otherError := func(gen.Case) (gen.Plan, string, error) { return gen.Plan{}, "", errors.New("refused") }
 	for _, tc := range []struct {
 		name string
-		run  func(gen.Case) (jobsync.Plan, string, error)
+		run  func(gen.Case) (gen.Plan, string, error)
 		want string // in the report; empty: no report
 	}{
 		{"the library as it is", reconcile, ""},
@@ -266,7 +266,8 @@ func TestAdversarialSnapshotsHeldAndSettled(t *testing.T) {
 			data[j] = byte(r.Uint32())
 		}
 		s := adversarial.FromBytes(data)
-		c := gen.Case{Family: "adversarial", Seed: i, Snapshot: s, Options: jobsync.Options{WorkloadWithJob: i%2 == 1}}
+		c := gen.Case{Family: "adversarial", Seed: i, Snapshot: s}
+		gateWorkload(&c, i%2 == 1) // scheduling_*_test.go
 		plan, panicked, perr := reconcile(c)
 		if panicked != "" {
 			t.Fatalf("snapshot %d: Reconcile panicked: %s", i, panicked)

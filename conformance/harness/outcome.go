@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/jobsync/jobsync/backoff"
+	"github.com/jobsync/jobsync/conformance/gen"
 	"github.com/jobsync/jobsync/conformance/upstream"
 	"github.com/jobsync/jobsync/expectations"
 	"github.com/jobsync/jobsync/jobsync"
@@ -117,7 +118,7 @@ func fromUpstream(res upstream.Result, s jobsync.Snapshot) Outcome {
 }
 
 // fromPlan maps a plan onto an Outcome.
-func fromPlan(p jobsync.Plan, err error, s jobsync.Snapshot) Outcome {
+func fromPlan(p gen.Plan, err error, s jobsync.Snapshot) Outcome {
 	var o Outcome
 	if err != nil {
 		o.Error = err.Error()

@@ -8,8 +8,8 @@ import (
 	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/jobsync/jobsync/conformance/gen"
 	"github.com/jobsync/jobsync/conformance/upstream"
-	"github.com/jobsync/jobsync/jobsync"
 )
 
 // SchedulingOutcome is what a sync created of WorkloadWithJob's scheduling
@@ -42,7 +42,7 @@ func (o *SchedulingOutcome) fromUpstream(c upstream.SchedulingCreates) (errs str
 
 // schedulingFromPlan takes the plan's creations, without TypeMeta (upstream
 // sends typed objects without it).
-func schedulingFromPlan(p jobsync.Plan) SchedulingOutcome {
+func schedulingFromPlan(p gen.Plan) SchedulingOutcome {
 	var o SchedulingOutcome
 	if wl := p.WorkloadCreation; wl != nil {
 		o.WorkloadCreation = wl.DeepCopy()
@@ -55,7 +55,7 @@ func schedulingFromPlan(p jobsync.Plan) SchedulingOutcome {
 	return o
 }
 
-// schedulingInput hands the snapshot's Workloads and PodGroups to upstream.
-func schedulingInput(s jobsync.Snapshot) upstream.SchedulingObjects {
-	return upstream.SchedulingObjects{Workloads: s.Workloads, PodGroups: s.PodGroups}
+// schedulingInput hands the case's Workloads and PodGroups to upstream.
+func schedulingInput(c gen.Case) upstream.SchedulingObjects {
+	return upstream.SchedulingObjects{Workloads: c.Workloads, PodGroups: c.PodGroups}
 }

@@ -7,8 +7,8 @@ import (
 
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 
+	"github.com/jobsync/jobsync/conformance/gen"
 	"github.com/jobsync/jobsync/conformance/upstream"
-	"github.com/jobsync/jobsync/jobsync"
 )
 
 // SchedulingOutcome is what a sync created of WorkloadWithJob's scheduling
@@ -42,9 +42,9 @@ func (o *SchedulingOutcome) fromUpstream(c upstream.SchedulingCreates) (errs str
 }
 
 // schedulingFromPlan is empty: no plan creates v1.37 scheduling objects.
-func schedulingFromPlan(jobsync.Plan) SchedulingOutcome { return SchedulingOutcome{} }
+func schedulingFromPlan(gen.Plan) SchedulingOutcome { return SchedulingOutcome{} }
 
 // schedulingInput is empty: a snapshot holds no v1.37 scheduling objects.
-func schedulingInput(jobsync.Snapshot) upstream.SchedulingObjects {
+func schedulingInput(gen.Case) upstream.SchedulingObjects {
 	return upstream.SchedulingObjects{}
 }

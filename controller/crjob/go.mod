@@ -3,6 +3,8 @@ module github.com/jobsync/jobsync/controller/crjob
 go 1.26.0
 
 require (
+	github.com/jobsync/jobsync v0.37.0
+	github.com/jobsync/jobsync/controller v0.37.0
 	github.com/google/go-cmp v0.7.0
 	k8s.io/api v0.36.3
 	k8s.io/apimachinery v0.36.3

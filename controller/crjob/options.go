@@ -25,7 +25,7 @@ type Options struct {
 	Workers int
 	// Sync are the jobsync.Options of every Reconcile; their
 	// ControllerName and TrackingFinalizer are overwritten from
-	// ControllerName. WorkloadWithJob is not supported.
+	// ControllerName.
 	Sync jobsync.Options
 	// Events records the events. Nil means the manager's recorder
 	// (Manager.GetEventRecorder) named after ControllerName.
@@ -38,9 +38,6 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.ControllerName == jobsync.DefaultControllerName {
 		return o, fmt.Errorf("crjob: %q is the built-in Job controller's name; pick your own", o.ControllerName)
-	}
-	if o.Sync.WorkloadWithJob {
-		return o, fmt.Errorf("crjob: Sync.WorkloadWithJob is not supported: the reconciler does not watch Workloads and PodGroups")
 	}
 	if o.Workers <= 0 {
 		o.Workers = jobcontroller.DefaultWorkers

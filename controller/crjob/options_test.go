@@ -12,7 +12,7 @@ import (
 // controller's; the finalizer is derived from it; only Jobs managed by
 // that name run.
 func TestOptionsDefaults(t *testing.T) {
-	for _, bad := range []Options{{}, {ControllerName: jobsync.DefaultControllerName}, {ControllerName: "example.com/mine", Sync: jobsync.Options{WorkloadWithJob: true}}} {
+	for _, bad := range []Options{{}, {ControllerName: jobsync.DefaultControllerName}} {
 		if _, err := bad.withDefaults(); err == nil {
 			t.Errorf("Options %+v accepted", bad)
 		}

@@ -4,15 +4,13 @@
 //  1. claims: one strategic merge patch per pod, PodClaim.Patch as is
 //     (adoptions only after a fresh read of the Job shows it is not being
 //     deleted, as upstream's ControllerRefManager checks);
-//  2. the Workload and PodGroup of a gang-scheduled Job (WorkloadWithJob,
-//     alpha), the Workload first;
-//  3. pods: deletions (the tracking-finalizer patch first where
+//  2. pods: deletions (the tracking-finalizer patch first where
 //     RemoveFinalizer, then the delete, all in parallel) or creations (in
 //     slow-start batches of 1, 2, 4, ... pods, stopping after the first
 //     batch with a failure);
-//  4. the interim status, through the status subresource (UpdateStatus);
-//  5. the finalizer removals, in parallel with a bound;
-//  6. the final status, on the Job object the interim write returned.
+//  3. the interim status, through the status subresource (UpdateStatus);
+//  4. the finalizer removals, in parallel with a bound;
+//  5. the final status, on the Job object the interim write returned.
 //
 // Each step's events (Step.Events) are recorded once the step is over,
 // through an events.k8s.io recorder (k8s.io/client-go/tools/events, as

@@ -50,9 +50,6 @@ type Result struct {
 	// and creations done (a pod already gone counts as done, as upstream
 	// counts it).
 	Released, Adopted, Deleted, Created int
-	// WorkloadCreated and PodGroupCreated say the plan's
-	// WorkloadCreation and PodGroupCreation were created.
-	WorkloadCreated, PodGroupCreated bool
 	// FinalizersRemoved counts the finalizer removals done.
 	FinalizersRemoved int
 	// InterimStatusWritten and StatusWritten say which status writes were
@@ -75,7 +72,6 @@ type Step string
 const (
 	StepAdopt            Step = "adopt"
 	StepRelease          Step = "release"
-	StepGang             Step = "create Workload and PodGroup"
 	StepDelete           Step = "delete"
 	StepCreate           Step = "create"
 	StepInterimStatus    Step = "interim status"
@@ -201,8 +197,6 @@ func (r *run) do(ctx context.Context, k jobsync.StepKind) error {
 	switch k {
 	case jobsync.StepClaims:
 		return r.claims(ctx)
-	case jobsync.StepGang:
-		return r.gang(ctx)
 	case jobsync.StepPods:
 		if err := r.deletions(ctx); err != nil {
 			return err

@@ -8,7 +8,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -42,47 +41,6 @@ func calls(c *fake.Clientset) []string {
 	return out
 }
 
-func TestGangObjectsComeFirstAndThePodGroupNamesTheCreatedWorkload(t *testing.T) {
-	job := fakeJob()
-	client := fake.NewClientset(job)
-	client.PrependReactor("create", "workloads", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		wl := a.(k8stesting.CreateAction).GetObject().(*schedulingv1alpha2.Workload).DeepCopy()
-		wl.UID = "workload-uid"
-		return true, wl, nil
-	})
-	var pgOwners []metav1.OwnerReference
-	client.PrependReactor("create", "podgroups", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		pg := a.(k8stesting.CreateAction).GetObject().(*schedulingv1alpha2.PodGroup)
-		pgOwners = pg.OwnerReferences
-		return false, nil, nil
-	})
-	plan := jobsync.Plan{
-		WorkloadCreation: &schedulingv1alpha2.Workload{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "pi"}},
-		PodGroupCreation: &schedulingv1alpha2.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "pi-0",
-			OwnerReferences: []metav1.OwnerReference{{APIVersion: "scheduling.k8s.io/v1alpha2", Kind: "Workload", Name: "pi"}}}},
-		Creations: []jobsync.PodCreation{{Pod: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "pi-a", Labels: map[string]string{"a": "b"}}}}},
-	}
-	store := memory.NewStore()
-	x := &Executor{Client: client, Recorder: record.NewFakeRecorder(10), TrackingFinalizer: "example.com/t"}
-	res, err := x.Execute(context.Background(), store.Begin(jobsync.Snapshot{Job: job}, jobsync.Options{}, plan))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]string{"create workloads", "create podgroups", "create pods"}, calls(client)); diff != "" {
-		t.Errorf("calls (-want +got):\n%s", diff)
-	}
-	if len(pgOwners) != 1 || pgOwners[0].UID != "workload-uid" {
-		t.Errorf("PodGroup owner references %v, want the created Workload's UID", pgOwners)
-	}
-	if !res.WorkloadCreated || !res.PodGroupCreated || res.Created != 1 {
-		t.Errorf("result %+v", res)
-	}
-}
-
-// TestFinishingEventsWaitForTheFinalStatus: Completed and the failure
-// reasons are recorded once the status carrying the terminal condition is
-// written, never for a Job whose final write failed; Suspended and Resumed
-// are recorded whatever happens later, as upstream records them.
 func TestFinishingEventsWaitForTheFinalStatus(t *testing.T) {
 	complete := &batchv1.JobStatus{Conditions: []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}}
 	for _, tc := range []struct {

@@ -4,8 +4,8 @@ go 1.26.0
 
 require (
 	github.com/google/go-cmp v0.7.0
-	github.com/jobsync/jobsync v0.0.0
-	github.com/jobsync/jobsync/controller v0.0.0-00010101000000-000000000000
+	github.com/jobsync/jobsync v0.37.0
+	github.com/jobsync/jobsync/controller v0.37.0
 	github.com/onsi/ginkgo/v2 v2.28.1
 	github.com/onsi/gomega v1.39.1
 	go.etcd.io/etcd/server/v3 v3.6.8

@@ -83,9 +83,6 @@ func TestBuiltInModeRejectsAnotherName(t *testing.T) {
 	if _, err := New(fake.NewClientset(), Options{ActAsBuiltIn: true, ControllerName: jobsync.DefaultControllerName}); err != nil {
 		t.Errorf("ActAsBuiltIn with the built-in name: %v", err)
 	}
-	if _, err := New(fake.NewClientset(), Options{ActAsBuiltIn: true, Sync: jobsync.Options{WorkloadWithJob: true}}); err == nil {
-		t.Error("ActAsBuiltIn with Sync.WorkloadWithJob: no error, but the controller does not watch Workloads")
-	}
 }
 
 // TestBuiltInModeSyncCreatesPodsWithTheBuiltInFinalizer: a sync of a Job

@@ -30,7 +30,6 @@ type Options struct {
 	// Sync are the jobsync.Options of every Reconcile. Their
 	// ControllerName and TrackingFinalizer are overwritten from
 	// ControllerName; tests lower BackoffBase and the like here.
-	// WorkloadWithJob is not supported (New fails).
 	Sync jobsync.Options
 	// Recorder records events. Nil means an event broadcaster writing to the
 	// API server, with ControllerName as the event source's component.
@@ -113,11 +112,6 @@ func (o Options) commonDefaults() (Options, error) {
 	}
 	if o.Clock == nil {
 		o.Clock = clock.RealClock{}
-	}
-	if o.Sync.WorkloadWithJob {
-		// Its syncs need the Job's Workloads and PodGroups, which this
-		// controller does not watch (the API is alpha and off by default).
-		return o, fmt.Errorf("jobcontroller: Sync.WorkloadWithJob is not supported: the controller does not watch Workloads and PodGroups (executor.Executor carries such plans out for callers that do)")
 	}
 	return o, nil
 }

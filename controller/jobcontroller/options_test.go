@@ -6,8 +6,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes/fake"
-
-	"github.com/jobsync/jobsync/jobsync"
 )
 
 // TestTrackingFinalizerForGivesValidFinalizers: whatever spec.managedBy
@@ -43,9 +41,6 @@ func TestNewRejectsMissingOrBuiltInName(t *testing.T) {
 		if _, err := New(fake.NewClientset(), Options{ControllerName: name}); err == nil {
 			t.Errorf("New with ControllerName %q: no error", name)
 		}
-	}
-	if _, err := New(fake.NewClientset(), Options{ControllerName: "example.com/jobsync", Sync: jobsync.Options{WorkloadWithJob: true}}); err == nil {
-		t.Error("New with Sync.WorkloadWithJob: no error, but the controller does not watch Workloads")
 	}
 	c, err := New(fake.NewClientset(), Options{ControllerName: "example.com/jobsync"})
 	if err != nil {

@@ -3,6 +3,8 @@ module github.com/jobsync/jobsync/examples/envtest
 go 1.26.0
 
 require (
+	github.com/jobsync/jobsync v0.37.0
+	github.com/jobsync/jobsync/controller v0.37.0
 	github.com/onsi/ginkgo/v2 v2.28.1
 	github.com/onsi/gomega v1.39.1
 	k8s.io/api v0.36.3

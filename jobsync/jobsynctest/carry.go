@@ -32,8 +32,6 @@ func stepOf(kind string) jobsync.StepKind {
 	switch kind {
 	case "release", "adopt":
 		return jobsync.StepClaims
-	case "workload", "podgroup":
-		return jobsync.StepGang
 	case "unfinalize-delete", "delete", "create":
 		return jobsync.StepPods
 	case "interim":
@@ -188,7 +186,7 @@ func (r *carrying) resume(calls *[]call, i int) bool {
 	r.plan = rest
 	var after []call
 	for _, cl := range planCalls(&r.plan, r.c.finalizersFirst) {
-		if s := stepOf(cl.kind); s != jobsync.StepClaims && s != jobsync.StepGang && s != jobsync.StepPods {
+		if s := stepOf(cl.kind); s != jobsync.StepClaims && s != jobsync.StepPods {
 			after = append(after, cl)
 		}
 	}

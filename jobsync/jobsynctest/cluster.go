@@ -9,7 +9,6 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -54,11 +53,6 @@ type Cluster struct {
 	seq    int64
 
 	result Result
-	// workloads and podGroups are the scheduling.k8s.io objects the
-	// controller created (Options.WorkloadWithJob); the controller's view
-	// of them is always current.
-	workloads []*schedulingv1alpha2.Workload
-	podGroups []*schedulingv1alpha2.PodGroup
 	// ttlOutcome is the outcome of a finished Job that the TTL-after-
 	// finished controller is yet to delete.
 	ttlOutcome Outcome
@@ -259,12 +253,6 @@ func (c *Cluster) Result() Result {
 	r.Job = c.Job()
 	if !c.cfg.DiscardPods {
 		r.Pods = c.Pods()
-	}
-	for _, wl := range c.workloads {
-		r.Workloads = append(r.Workloads, wl.DeepCopy())
-	}
-	for _, pg := range c.podGroups {
-		r.PodGroups = append(r.PodGroups, pg.DeepCopy())
 	}
 	r.End = c.now
 	return r

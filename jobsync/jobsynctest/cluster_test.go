@@ -11,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/jobsync/jobsync/jobsync"
 	"github.com/jobsync/jobsync/jobsync/jobsynctest"
 )
 
@@ -279,38 +278,5 @@ func TestTTLAfterFinishedDeletesTheJob(t *testing.T) {
 				t.Errorf("the Job and its pods should be gone: %d pods left, Job %v", len(res.Pods), res.Job)
 			}
 		})
-	}
-}
-
-// With WorkloadWithJob, a gang Job gets one Workload and one PodGroup
-// (naming the Workload's UID the API server gave it) before its pods, and
-// every pod it creates joins the PodGroup.
-func TestWorkloadWithJobGang(t *testing.T) {
-	ok := jobsynctest.Behavior{StartDelay: time.Second, RunTime: 10 * time.Second}
-	job := newJob(func(s *batchv1.JobSpec) {
-		s.CompletionMode = ptr(batchv1.IndexedCompletion)
-		s.Completions, s.Parallelism = ptr(int32(4)), ptr(int32(4))
-	})
-	res := run(t, job, jobsynctest.Config{Script: jobsynctest.Script{Default: &ok}, Options: jobsync.Options{WorkloadWithJob: true}})
-	if len(res.Violations) > 0 {
-		t.Fatalf("violations: %v", res.Violations)
-	}
-	if res.Outcome != jobsynctest.OutcomeComplete || len(res.Workloads) != 1 || len(res.PodGroups) != 1 {
-		t.Fatalf("outcome %s with %d Workloads and %d PodGroups, want Complete with one of each", res.Outcome, len(res.Workloads), len(res.PodGroups))
-	}
-	wl, pg := res.Workloads[0], res.PodGroups[0]
-	if gang := wl.Spec.PodGroupTemplates[0].SchedulingPolicy.Gang; gang == nil || gang.MinCount != 4 {
-		t.Errorf("Workload gang policy %+v, want minCount 4", wl.Spec.PodGroupTemplates[0].SchedulingPolicy)
-	}
-	if refs := pg.OwnerReferences; len(refs) != 2 || refs[1].UID != wl.UID || wl.UID == "" {
-		t.Errorf("PodGroup owner references %+v do not name the Workload's UID %s", refs, wl.UID)
-	}
-	for _, p := range res.Pods {
-		if g := p.Spec.SchedulingGroup; g == nil || g.PodGroupName == nil || *g.PodGroupName != pg.Name {
-			t.Errorf("pod %s has scheduling group %+v, want PodGroup %s", p.Name, g, pg.Name)
-		}
-	}
-	if len(res.Pods) != 4 {
-		t.Errorf("%d pods, want 4", len(res.Pods))
 	}
 }

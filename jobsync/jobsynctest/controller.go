@@ -324,12 +324,6 @@ func planCalls(plan *jobsync.Plan, finalizersFirst bool) []call {
 	for i, a := range plan.Adoptions {
 		calls = append(calls, call{kind: "adopt", pod: a.Pod, claim: &plan.Adoptions[i]})
 	}
-	if plan.WorkloadCreation != nil {
-		calls = append(calls, call{kind: "workload"})
-	}
-	if plan.PodGroupCreation != nil {
-		calls = append(calls, call{kind: "podgroup"})
-	}
 	for i, d := range plan.Deletions {
 		if d.RemoveFinalizer {
 			calls = append(calls, call{kind: "unfinalize-delete", pod: d.Pod, deletion: i})
@@ -367,8 +361,7 @@ func (c *Cluster) sync() (StepRecord, error) {
 		return rec, nil
 	}
 	live, held, succeeded, settled := c.view.list()
-	snap := jobsync.Snapshot{Job: c.view.job, Pods: live, Active: held, Succeeded: succeeded, SettledPods: settled, Now: c.now, Expectations: c.mem.exp, Backoff: c.mem.backoff,
-		Workloads: c.workloads, PodGroups: c.podGroups}
+	snap := jobsync.Snapshot{Job: c.view.job, Pods: live, Active: held, Succeeded: succeeded, SettledPods: settled, Now: c.now, Expectations: c.mem.exp, Backoff: c.mem.backoff}
 	c.listed += int64(len(snap.Pods))
 	// The checks read the whole view, settled and held pods included: the plan
 	// must be the one for every pod the controller sees (beforePlan
@@ -482,27 +475,6 @@ func (c *Cluster) do(cl call, plan *jobsync.Plan, snap jobsync.Snapshot, rv *str
 		}
 		c.result.Deleted++
 		c.deletePod(sp)
-		return nil
-	case "workload":
-		wl := plan.WorkloadCreation.DeepCopy()
-		wl.UID, wl.ResourceVersion, wl.CreationTimestamp = c.newUID(), c.nextRV(), metav1.NewTime(c.now)
-		c.workloads = append(c.workloads, wl)
-		return nil
-	case "podgroup":
-		pg := plan.PodGroupCreation.DeepCopy()
-		for i, r := range pg.OwnerReferences {
-			if r.Kind == "Workload" && r.UID == "" {
-				// Filled in from the Workload created before it, as the
-				// plan asks.
-				for _, wl := range c.workloads {
-					if wl.Name == r.Name && wl.Namespace == pg.Namespace {
-						pg.OwnerReferences[i].UID = wl.UID
-					}
-				}
-			}
-		}
-		pg.UID, pg.ResourceVersion, pg.CreationTimestamp = c.newUID(), c.nextRV(), metav1.NewTime(c.now)
-		c.podGroups = append(c.podGroups, pg)
 		return nil
 	case "create":
 		c.result.Created++

@@ -6,7 +6,6 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 
 	"github.com/jobsync/jobsync/jobsync"
 )
@@ -92,11 +91,6 @@ type Result struct {
 	// Pods are the pods left in the API server, by name (empty with
 	// Config.DiscardPods).
 	Pods []*corev1.Pod `json:"pods,omitempty"`
-	// Workloads and PodGroups are the scheduling.k8s.io objects the
-	// controller created (Options.WorkloadWithJob), with the UIDs the API
-	// server gave them.
-	Workloads []*schedulingv1alpha2.Workload `json:"workloads,omitempty"`
-	PodGroups []*schedulingv1alpha2.PodGroup `json:"podGroups,omitempty"`
 	// Created and Deleted count the pods the controller created and the
 	// deletions it carried out.
 	Created int `json:"created"`

@@ -13,15 +13,16 @@ import (
 // in kube-controller-manager: setting one to other than its default is
 // refused. StaleControllerConsistencyJob is beta upstream, but this
 // controller has no path without the check it guards, so it is locked
-// here.
+// here; so is WorkloadWithJob (alpha, off upstream by default), whose
+// objects this controller does not watch (the alpha/workload136 module
+// decides them for callers that do).
 const (
 	gateMutableSchedulingDirectives featuregate.Feature = "MutableSchedulingDirectivesForSuspendedJobs"
-	gateWorkloadWithJob             featuregate.Feature = "WorkloadWithJob"
 )
 
 var jobGates = map[featuregate.Feature]featuregate.FeatureSpec{
 	gateMutableSchedulingDirectives: {Default: true, PreRelease: featuregate.Beta},
-	gateWorkloadWithJob:             {Default: false, PreRelease: featuregate.Alpha},
+	"WorkloadWithJob":               {Default: false, PreRelease: featuregate.Alpha, LockToDefault: true},
 	"StaleControllerConsistencyJob": {Default: true, PreRelease: featuregate.Beta, LockToDefault: true},
 	"JobManagedBy":                  {Default: true, PreRelease: featuregate.GA, LockToDefault: true},
 	"JobPodReplacementPolicy":       {Default: true, PreRelease: featuregate.GA, LockToDefault: true},
@@ -50,7 +51,6 @@ func newFeatureGate() featureGates {
 // applyGates sets the jobsync.Options the gates stand for.
 func applyGates(g featuregate.FeatureGate, opts jobsync.Options) jobsync.Options {
 	opts.KeepStartTimeOnSuspend = !g.Enabled(gateMutableSchedulingDirectives)
-	opts.WorkloadWithJob = g.Enabled(gateWorkloadWithJob)
 	return opts
 }
 

@@ -22,20 +22,20 @@ func TestFeatureGatesMapToOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := applyGates(c.featureGates, jobsync.Options{}); got.KeepStartTimeOnSuspend || got.WorkloadWithJob {
-		t.Errorf("default gates give %+v, want v1.36's defaults (start time cleared on suspend, no Workload)", got)
+	if got := applyGates(c.featureGates, jobsync.Options{}); got.KeepStartTimeOnSuspend {
+		t.Errorf("default gates give %+v, want upstream's defaults (start time cleared on suspend)", got)
 	}
-	c, err = parse(t, "--feature-gates", "MutableSchedulingDirectivesForSuspendedJobs=false,WorkloadWithJob=true")
+	c, err = parse(t, "--feature-gates", "MutableSchedulingDirectivesForSuspendedJobs=false")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := applyGates(c.featureGates, jobsync.Options{}); !got.KeepStartTimeOnSuspend || !got.WorkloadWithJob {
+	if got := applyGates(c.featureGates, jobsync.Options{}); !got.KeepStartTimeOnSuspend {
 		t.Errorf("gates flipped give %+v", got)
 	}
 }
 
 func TestFeatureGatesRefused(t *testing.T) {
-	for _, arg := range []string{"JobPodReplacementPolicy=false", "JobManagedBy=false", "StaleControllerConsistencyJob=false", "NoSuchGate=true", "WorkloadWithJob=maybe"} {
+	for _, arg := range []string{"JobPodReplacementPolicy=false", "JobManagedBy=false", "StaleControllerConsistencyJob=false", "NoSuchGate=true", "WorkloadWithJob=true", "WorkloadWithJob=maybe"} {
 		if _, err := parse(t, "--feature-gates", arg); err == nil {
 			t.Errorf("--feature-gates %s: accepted", arg)
 		}

@@ -7,12 +7,12 @@ package scenario
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	schedulingv1alpha2 "k8s.io/api/scheduling/v1alpha2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
@@ -34,11 +34,13 @@ type Scenario struct {
 	Pods         []Pod                     `json:"pods,omitempty"`
 	Expectations expectations.Expectations `json:"expectations,omitempty"`
 	Backoff      backoff.Record            `json:"backoff,omitempty"`
-	// Workloads and PodGroups are scheduling.k8s.io/v1alpha2 objects in the
-	// Job's namespace (read with gates.workloadWithJob); a namespace left
-	// out is the Job's.
-	Workloads []schedulingv1alpha2.Workload `json:"workloads,omitempty"`
-	PodGroups []schedulingv1alpha2.PodGroup `json:"podGroups,omitempty"`
+	// Workloads and PodGroups are scheduling.k8s.io objects in the Job's
+	// namespace (read with gates.workloadWithJob); a namespace left out is
+	// the Job's. They stay raw here: their types are those of one
+	// Kubernetes minor, and only the alpha module that reads them
+	// (alpha/workload136) decodes them.
+	Workloads []json.RawMessage `json:"workloads,omitempty"`
+	PodGroups []json.RawMessage `json:"podGroups,omitempty"`
 	// Gates are feature gates set otherwise than v1.36's defaults; unlike
 	// Options, upstream runs with them too.
 	Gates Gates `json:"gates,omitempty"`
@@ -46,8 +48,9 @@ type Scenario struct {
 
 // Gates are the feature gates a scenario may turn on or off.
 type Gates struct {
-	// WorkloadWithJob turns the alpha WorkloadWithJob gate on
-	// (jobsync.Options.WorkloadWithJob; upstream also with GenericWorkload).
+	// WorkloadWithJob turns the alpha WorkloadWithJob gate on (upstream
+	// also with GenericWorkload): the scenario is decided by
+	// alpha/workload136's Reconcile, not jobsync's.
 	WorkloadWithJob bool `json:"workloadWithJob,omitempty"`
 }
 
@@ -122,7 +125,6 @@ func (sc Scenario) JobsyncOptions() jobsync.Options {
 		MaxPodCreateDeletePerSync: sc.Options.MaxPodCreateDeletePerSync,
 		ControllerName:            sc.Options.ControllerName,
 		TrackingFinalizer:         sc.Options.TrackingFinalizer,
-		WorkloadWithJob:           sc.Gates.WorkloadWithJob,
 	}
 }
 
@@ -137,22 +139,7 @@ func (sc Scenario) Snapshot() jobsync.Snapshot {
 	for _, ps := range sc.Pods {
 		pods = append(pods, PodFor(job, ps, finalizer))
 	}
-	snap := jobsync.Snapshot{Job: job, Pods: pods, Now: sc.Now.Time, Expectations: sc.Expectations, Backoff: sc.Backoff}
-	for i := range sc.Workloads {
-		wl := sc.Workloads[i].DeepCopy()
-		if wl.Namespace == "" {
-			wl.Namespace = job.Namespace
-		}
-		snap.Workloads = append(snap.Workloads, wl)
-	}
-	for i := range sc.PodGroups {
-		pg := sc.PodGroups[i].DeepCopy()
-		if pg.Namespace == "" {
-			pg.Namespace = job.Namespace
-		}
-		snap.PodGroups = append(snap.PodGroups, pg)
-	}
-	return snap
+	return jobsync.Snapshot{Job: job, Pods: pods, Now: sc.Now.Time, Expectations: sc.Expectations, Backoff: sc.Backoff}
 }
 
 // Job fills in what the API server would and what scenario files

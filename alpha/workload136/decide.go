@@ -1,4 +1,4 @@
-package jobsync
+package workload136
 
 import (
 	"fmt"
@@ -10,27 +10,38 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/jobsync/jobsync/jobsync"
 )
 
-// This file holds what the WorkloadWithJob feature gate (alpha in v1.36,
-// off by default; Options.WorkloadWithJob) adds to a sync: before any pod
-// is managed, a Job that qualifies for gang scheduling gets a Workload and
-// a PodGroup in the scheduling.k8s.io/v1alpha2 API, and the pods it creates
-// name the PodGroup as their scheduling group.
+// This file holds upstream's rules for a gang Job's Workload and PodGroup:
+// which objects are the Job's, when new ones are created, and when the Job
+// falls back to default scheduling.
+
+// decision is what decide found: the objects to create, the event and the
+// note to add to the plan, and the PodGroup the Job's new pods join.
+type decision struct {
+	workload *schedulingv1alpha2.Workload
+	podGroup *schedulingv1alpha2.PodGroup
+	event    *jobsync.Event
+	note     string
+	group    string
+}
 
 // gangCandidate reports whether a Job qualifies for gang scheduling: an
 // Indexed Job whose parallelism, above 1, equals its completions, and whose
 // pod template names no scheduling group of its own.
 func gangCandidate(job *batchv1.Job) bool {
 	s := job.Spec
-	return s.Parallelism != nil && *s.Parallelism > 1 && isIndexed(job) &&
+	indexed := s.CompletionMode != nil && *s.CompletionMode == batchv1.IndexedCompletion
+	return s.Parallelism != nil && *s.Parallelism > 1 && indexed &&
 		s.Completions != nil && *s.Completions == *s.Parallelism &&
 		s.Template.Spec.SchedulingGroup == nil
 }
 
-// ensureWorkload decides the Job's Workload and PodGroup from the caller's
-// view of those objects, and returns the PodGroup the Job's pods join,
-// empty when the Job falls back to default scheduling. It follows upstream's rules:
+// decide decides the Job's Workload and PodGroup from the caller's
+// view of those objects, and the PodGroup the Job's pods join (empty
+// when the Job falls back to default scheduling). It follows upstream's rules:
 //
 //   - Workloads are the Job's when their spec.controllerRef names it (API
 //     group batch, kind Job, its name) in its namespace. None: a Job that
@@ -41,8 +52,9 @@ func gangCandidate(job *batchv1.Job) bool {
 //   - PodGroups are the Workload's when spec.podGroupTemplateRef names it.
 //     None: one is created from the Workload's template. One: used if the
 //     Job controls it. Several: fall back.
-func (sync *syncState) ensureWorkload(workloads []*schedulingv1alpha2.Workload, podGroups []*schedulingv1alpha2.PodGroup, view *podView) (podGroup string) {
-	job := sync.job
+//
+// started says whether the Job has ever run (see started in claims.go).
+func decide(job *batchv1.Job, workloads []*schedulingv1alpha2.Workload, podGroups []*schedulingv1alpha2.PodGroup, started bool) (d decision) {
 	var matched []*schedulingv1alpha2.Workload
 	for _, wl := range workloads {
 		if wl != nil && wl.Namespace == job.Namespace && workloadNamesJob(wl, job.Name) {
@@ -52,26 +64,26 @@ func (sync *syncState) ensureWorkload(workloads []*schedulingv1alpha2.Workload, 
 	var wl *schedulingv1alpha2.Workload
 	switch len(matched) {
 	case 0:
-		if !sync.neverStarted(view) {
-			sync.plan.Notes = append(sync.plan.Notes, "no Workload is created: the Job has started already (WorkloadWithJob applies to new Jobs only)")
-			return ""
+		if started {
+			d.note = "no Workload is created: the Job has started already (WorkloadWithJob applies to new Jobs only)"
+			return d
 		}
 		wl = newWorkload(job)
-		sync.plan.WorkloadCreation = wl
-		sync.plan.Events = append(sync.plan.Events, Event{corev1.EventTypeNormal, "WorkloadCreated", fmt.Sprintf("Created Workload %s for Job %s", wl.Name, job.Name)})
+		d.workload = wl
+		d.event = &jobsync.Event{Type: corev1.EventTypeNormal, Reason: "WorkloadCreated", Message: fmt.Sprintf("Created Workload %s for Job %s", wl.Name, job.Name)}
 	case 1:
 		wl = matched[0]
 		if !controlledBy(wl.OwnerReferences, job) {
-			sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("default scheduling: Workload %s is not controlled by the Job", wl.Name))
-			return ""
+			d.note = fmt.Sprintf("default scheduling: Workload %s is not controlled by the Job", wl.Name)
+			return d
 		}
 		if n := len(wl.Spec.PodGroupTemplates); n != 1 {
-			sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("default scheduling: Workload %s has %d PodGroupTemplates, not 1", wl.Name, n))
-			return ""
+			d.note = fmt.Sprintf("default scheduling: Workload %s has %d PodGroupTemplates, not 1", wl.Name, n)
+			return d
 		}
 	default:
-		sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("default scheduling: %d Workloads refer to the Job", len(matched)))
-		return ""
+		d.note = fmt.Sprintf("default scheduling: %d Workloads refer to the Job", len(matched))
+		return d
 	}
 
 	var groups []*schedulingv1alpha2.PodGroup
@@ -83,35 +95,20 @@ func (sync *syncState) ensureWorkload(workloads []*schedulingv1alpha2.Workload, 
 	switch len(groups) {
 	case 0:
 		pg := newPodGroup(job, wl)
-		sync.plan.PodGroupCreation = pg
-		return pg.Name
+		d.podGroup = pg
+		d.group = pg.Name
+		return d
 	case 1:
 		if !controlledBy(groups[0].OwnerReferences, job) {
-			sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("default scheduling: PodGroup %s is not controlled by the Job", groups[0].Name))
-			return ""
+			d.note = fmt.Sprintf("default scheduling: PodGroup %s is not controlled by the Job", groups[0].Name)
+			return d
 		}
-		return groups[0].Name
+		d.group = groups[0].Name
+		return d
 	default:
-		sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("default scheduling: %d PodGroups refer to Workload %s", len(groups), wl.Name))
+		d.note = fmt.Sprintf("default scheduling: %d PodGroups refer to Workload %s", len(groups), wl.Name)
 	}
-	return ""
-}
-
-// neverStarted reports whether the Job has never run: no pods (after
-// claiming), no startTime, no finished pods counted, and no Suspended
-// condition (suspension clears startTime, so a Job suspended early would
-// otherwise look new).
-func (sync *syncState) neverStarted(view *podView) bool {
-	st := &sync.job.Status
-	if len(view.pods) != 0 || view.held.Len() != 0 || view.done.Len() != 0 || view.settled != 0 || st.StartTime != nil || st.Succeeded != 0 || st.Failed != 0 {
-		return false
-	}
-	for _, c := range st.Conditions {
-		if c.Type == batchv1.JobSuspended {
-			return false
-		}
-	}
-	return true
+	return d
 }
 
 func workloadNamesJob(wl *schedulingv1alpha2.Workload, job string) bool {
@@ -144,7 +141,7 @@ func newWorkload(job *batchv1.Job) *schedulingv1alpha2.Workload {
 		ObjectMeta: metav1.ObjectMeta{
 			Name:            workloadName(job),
 			Namespace:       job.Namespace,
-			OwnerReferences: []metav1.OwnerReference{jobOwnerReference(job)},
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(job, batchv1.SchemeGroupVersion.WithKind("Job"))},
 		},
 		Spec: schedulingv1alpha2.WorkloadSpec{
 			ControllerRef: &schedulingv1alpha2.TypedLocalObjectReference{
@@ -176,7 +173,7 @@ func newPodGroup(job *batchv1.Job, wl *schedulingv1alpha2.Workload) *schedulingv
 			Name:      podGroupName(wl.Name, tmpl.Name),
 			Namespace: job.Namespace,
 			OwnerReferences: []metav1.OwnerReference{
-				jobOwnerReference(job),
+				*metav1.NewControllerRef(job, batchv1.SchemeGroupVersion.WithKind("Job")),
 				{APIVersion: schedulingv1alpha2.SchemeGroupVersion.String(), Kind: "Workload", Name: wl.Name, UID: wl.UID},
 			},
 		},

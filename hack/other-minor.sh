@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# other-minor.sh [K8S_VERSION]: runs go vet and go test of the library and
+# of the controller module once more, on another Kubernetes minor than
+# their go.mod files require (default v0.37.2; the go.mod files require the
+# oldest supported minor, which the main CI pass tests).
+#
+# It works on a scratch copy of the two modules: k8s.io/api, apimachinery
+# (and client-go for the controller) are moved with `go get`, and the
+# copy's controller/go.mod is pointed at the copied library by a replace
+# that is never committed. The tree itself is left as it is.
+set -euo pipefail
+
+k8s=${1:-v0.37.2}
+src=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/jobsync-minor.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+tar -C "$src" --exclude=./.git --exclude=./conformance --exclude=./controller/integration \
+  --exclude=./go.work --exclude=./go.work.sum -cf - . | tar -C "$work" -xf -
+export GOWORK=off
+
+echo "== library on k8s.io $k8s (scratch copy)"
+cd "$work"
+go get "k8s.io/api@$k8s" "k8s.io/apimachinery@$k8s"
+go mod tidy
+test "$(go list -m -f '{{.Version}}' k8s.io/api)" = "$k8s"
+go vet ./...
+go test ./...
+
+echo "== controller on k8s.io $k8s (scratch copy)"
+cd "$work/controller"
+go mod edit -replace github.com/jobsync/jobsync=../
+go get "k8s.io/api@$k8s" "k8s.io/apimachinery@$k8s" "k8s.io/client-go@$k8s"
+go mod tidy
+test "$(go list -m -f '{{.Version}}' k8s.io/client-go)" = "$k8s"
+go vet ./...
+go test ./...
