@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# other-minor.sh [K8S_VERSION]: runs go vet and go test of the library and
-# of the controller module once more, on another Kubernetes minor than
-# their go.mod files require (default v0.37.2; the go.mod files require the
-# oldest supported minor, which the main CI pass tests).
+# other-minor.sh [K8S_VERSION [CONTROLLER_RUNTIME_VERSION]]: runs go vet and
+# go test of the library, of the controller module and of controller/crjob
+# once more, on another Kubernetes minor than their go.mod files require
+# (default v0.37.2, with controller-runtime v0.25.2, the release built on
+# it; the go.mod files require the oldest supported minor, which the main
+# CI pass tests). crjob's envtest suite runs on the kube-apiserver and etcd
+# that controller/cmd/envtest-assets builds (ENVTEST_ASSETS_DIR).
 #
 # It works on a scratch copy of the two modules: k8s.io/api, apimachinery
 # (and client-go for the controller) are moved with `go get`, and the
@@ -11,6 +14,7 @@
 set -euo pipefail
 
 k8s=${1:-v0.37.2}
+cr=${2:-v0.25.2}
 src=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/jobsync-minor.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -35,3 +39,14 @@ go mod tidy
 test "$(go list -m -f '{{.Version}}' k8s.io/client-go)" = "$k8s"
 go vet ./...
 go test ./...
+
+echo "== controller/crjob on k8s.io $k8s and controller-runtime $cr (scratch copy)"
+assets="${ENVTEST_ASSETS_DIR:-${TMPDIR:-/tmp}/jobsync-envtest-assets}"
+(cd "$src/controller" && GOWORK= go run ./cmd/envtest-assets -o "$assets")
+cd "$work/controller/crjob"
+go mod edit -replace github.com/jobsync/jobsync=../../ -replace github.com/jobsync/jobsync/controller=../
+go get "k8s.io/api@$k8s" "k8s.io/apimachinery@$k8s" "k8s.io/client-go@$k8s" "sigs.k8s.io/controller-runtime@$cr"
+go mod tidy
+test "$(go list -m -f '{{.Version}}' sigs.k8s.io/controller-runtime)" = "$cr"
+go vet ./...
+KUBEBUILDER_ASSETS="$assets" go test -timeout 15m ./...
