@@ -24,9 +24,11 @@ import (
 // names no pod.
 //
 // A Job with an Ignore rule in its pod failure policy gets no note: the
-// pods that rule ignores are not counted by design. Nor does an untracked
-// pod of an Indexed Job outside the indexes, which upstream never counts
-// either, get told apart: the note then says so among its reasons.
+// pods that rule ignores are not counted by design. An Indexed Job counts
+// one succeeded pod per completed index and none outside its indexes, so
+// there a second succeeded pod of an index, or a pod without a valid
+// index, is uncounted by design too; such pods are rare and cannot be told
+// apart cheaply, so the note names them among its reasons.
 func (sync *syncState) untrackedNote(untracked int) string {
 	if untracked == 0 || hasIgnoreRule(sync.job.Spec.PodFailurePolicy) {
 		return ""
@@ -40,7 +42,7 @@ func (sync *syncState) untrackedNote(untracked int) string {
 		return ""
 	}
 	return fmt.Sprintf("%s finished without the tracking finalizer, more than status.succeeded, status.failed and uncountedTerminatedPods hold (%d): "+
-		"%s not counted (a pod is counted only while it carries the finalizer; these were made without it, the status was written by hand, or they are outside an Indexed Job's indexes)",
+		"%s not counted (a pod is counted only while it carries the finalizer; these were made without it or the status was written by hand, unless they repeat or fall outside an Indexed Job's indexes)",
 		count(untracked, "pod of the Job", "pods of the Job"), counted, count(int(int64(untracked)-counted), "of them is", "of them are"))
 }
 

@@ -80,6 +80,15 @@ func TestUntrackedPodsNote(t *testing.T) {
 			p.OwnerReferences = nil
 			return []*corev1.Pod{p}
 		}, 0, ""},
+		{"an Indexed Job's counted pods", func(j *batchv1.Job) {
+			j.Spec.CompletionMode = ptr(batchv1.IndexedCompletion)
+			j.Status.Succeeded, j.Status.CompletedIndexes = 2, "0,1"
+		}, func(j *batchv1.Job) []*corev1.Pod {
+			a, b := untracked(j, "a", corev1.PodSucceeded), untracked(j, "b", corev1.PodSucceeded)
+			a.Annotations = map[string]string{batchv1.JobCompletionIndexAnnotation: "0"}
+			b.Annotations = map[string]string{batchv1.JobCompletionIndexAnnotation: "1"}
+			return []*corev1.Pod{a, b}
+		}, 0, ""},
 		{"a running pod", nil, func(j *batchv1.Job) []*corev1.Pod { return []*corev1.Pod{untracked(j, "a", corev1.PodRunning)} }, 0, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
