@@ -68,6 +68,7 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, held *ActivePods, do
 	// spares every later pass over view.finishedOrDeleting.
 	keepUntracked := job.Spec.PodFailurePolicy != nil
 	var foreign, orphaned int
+	untracked := settled // terminal pods the Job controls, without the tracking finalizer
 	// counted holds the positions in all of the pods whose UIDs count;
 	// uids holds their hashes, and only when two hashes agree are the UIDs
 	// at counted compared after the loop (see uidFilter).
@@ -155,10 +156,17 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, held *ActivePods, do
 				uids = new(uidFilter)
 			}
 			uids.add(p.UID, i+1, len(all))
-		} else if terminal && !keepUntracked {
-			// Counted and released long ago: nothing but a FailJob rule
-			// reads it again (see keepUntracked).
-			continue
+		} else if terminal {
+			if ref != nil {
+				// An orphan adopted now is counted once its adoption
+				// has added the finalizer: only the Job's own count.
+				untracked++
+			}
+			if !keepUntracked {
+				// Counted and released long ago: nothing but a FailJob
+				// rule reads it again (see keepUntracked).
+				continue
+			}
 		}
 		view.finishedOrDeleting = appendExtrapolated(view.finishedOrDeleting, sync.classifyPod(p, ref == nil, exp.FinalizerRemovals), i+1, len(all))
 	}
@@ -194,6 +202,9 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, held *ActivePods, do
 	}
 	if orphaned > 0 {
 		sync.plan.Notes = append(sync.plan.Notes, count(orphaned, "orphan pod is", "orphan pods are")+" not adopted")
+	}
+	if note := sync.untrackedNote(untracked); note != "" {
+		sync.plan.Notes = append(sync.plan.Notes, note)
 	}
 	return view, nil
 }
