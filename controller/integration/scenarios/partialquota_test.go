@@ -49,6 +49,7 @@ func partialQuotaScenario(name string, completions, parallelism int32, quota int
 // admitted in the moment between a pod's creation and its count). Timings
 // are the long form's business (-sidebyside.partialquota).
 func TestPartialQuota(t *testing.T) {
+	t.Parallel()
 	const quota = 2
 	e := newEnv(t)
 	up := startController(t, e.srv.Config, controllerSpec{kind: "upstream", qps: -1})
