@@ -47,7 +47,13 @@ func newJob() *batchv1.Job {
 func main() {
 	job := jobsync.Default(newJob())
 	opts := jobsync.Options{ControllerName: "example.com/consumer", TrackingFinalizer: "example.com/consumer"}
-	snap := jobsync.Snapshot{Job: job, Now: time.Now()}
+	store := memory.NewStore()
+	// The store reads the Job's memory, then lists its pods (none yet).
+	snap, err := store.Snapshot(job, time.Now(), func(*batchv1.Job) ([]*corev1.Pod, error) { return nil, nil })
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "snapshot:", err)
+		os.Exit(1)
+	}
 	plan, err := jobsync.Reconcile(snap, opts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "reconcile:", err)
@@ -65,7 +71,7 @@ func main() {
 		return false, nil, nil
 	})
 	x := &executor.Executor{Client: cs, Recorder: record.NewFakeRecorder(100), TrackingFinalizer: opts.TrackingFinalizer}
-	res, err := x.Execute(context.Background(), memory.NewStore().Begin(snap, plan))
+	res, err := x.Execute(context.Background(), store.Begin(snap, opts, plan))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "execute:", err)
 		os.Exit(1)
