@@ -3,8 +3,6 @@
 package harness
 
 import (
-	"fmt"
-
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 
 	"github.com/jobsync/jobsync/conformance/gen"
@@ -24,21 +22,10 @@ type SchedulingOutcome struct {
 // fromUpstream keeps upstream's creations; more than one of a kind is an
 // error of the sync, returned as text to append to Outcome.Error.
 func (o *SchedulingOutcome) fromUpstream(c upstream.SchedulingCreates) (errs string) {
-	switch len(c.WorkloadCreates) {
-	case 0:
-	case 1:
-		o.WorkloadCreation = c.WorkloadCreates[0]
-	default:
-		errs += fmt.Sprintf("; %d Workloads created", len(c.WorkloadCreates))
-	}
-	switch len(c.PodGroupCreates) {
-	case 0:
-	case 1:
-		o.PodGroupCreation = c.PodGroupCreates[0]
-	default:
-		errs += fmt.Sprintf("; %d PodGroups created", len(c.PodGroupCreates))
-	}
-	return errs
+	o.WorkloadCreation, errs = onlyCreated(c.WorkloadCreates, "Workloads")
+	var pgErrs string
+	o.PodGroupCreation, pgErrs = onlyCreated(c.PodGroupCreates, "PodGroups")
+	return errs + pgErrs
 }
 
 // schedulingFromPlan is empty: no plan creates v1.37 scheduling objects.
