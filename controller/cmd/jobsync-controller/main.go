@@ -17,7 +17,10 @@
 // workqueue, client-go and leader-election metrics) at
 // --metrics-bind-address/metrics and its probes at
 // --health-probe-bind-address/healthz and /readyz; --feature-gates sets
-// the gates the Job controller consults.
+// the gates the Job controller consults. With --metrics-secure the metrics
+// are served over HTTPS (a self-signed certificate unless
+// --metrics-cert-path holds one) to the callers the API server
+// authenticates and allows to get /metrics.
 //
 // On a cluster without kube-controller-manager (envtest, an API server
 // started by tests, a KWOK-style cluster), --act-as-builtin-job-controller

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -28,9 +29,11 @@ type config struct {
 	burst          int
 	actAsBuiltIn   bool
 
-	metricsAddr  string
-	probeAddr    string
-	featureGates featureGates
+	metricsAddr   string
+	metricsSecure bool
+	metricsCerts  secureMetrics
+	probeAddr     string
+	featureGates  featureGates
 
 	leaderElect   bool
 	leaseNS       string
@@ -47,6 +50,7 @@ func defaultConfig() config {
 		burst:         30,
 		metricsAddr:   ":8080",
 		probeAddr:     ":8081",
+		metricsCerts:  secureMetrics{certName: defaultCertName, keyName: defaultKeyName},
 		featureGates:  newFeatureGate(),
 		leaseNS:       "default",
 		leaseDuration: 15 * time.Second,
@@ -63,7 +67,11 @@ func (c *config) bind(fs *flag.FlagSet) {
 	fs.IntVar(&c.workers, "workers", c.workers, "DEPRECATED: use --concurrent-job-syncs")
 	fs.Float64Var(&c.qps, "kube-api-qps", c.qps, "queries per second to the API server")
 	fs.IntVar(&c.burst, "kube-api-burst", c.burst, "burst of queries to the API server")
-	fs.StringVar(&c.metricsAddr, "metrics-bind-address", c.metricsAddr, `address of the plain-HTTP /metrics endpoint, e.g. ":8080" or "127.0.0.1:8080"; "0" turns it off`)
+	fs.StringVar(&c.metricsAddr, "metrics-bind-address", c.metricsAddr, `address of the /metrics endpoint, e.g. ":8080" or ":8443" with --metrics-secure; "0" turns it off`)
+	fs.BoolVar(&c.metricsSecure, "metrics-secure", c.metricsSecure, "serve the metrics over HTTPS to the callers the API server authenticates (TokenReview) and allows to get /metrics (SubjectAccessReview)")
+	fs.StringVar(&c.metricsCerts.certDir, "metrics-cert-path", c.metricsCerts.certDir, "directory of the metrics serving certificate and key; empty means a self-signed certificate made at start")
+	fs.StringVar(&c.metricsCerts.certName, "metrics-cert-name", c.metricsCerts.certName, "file name of the metrics serving certificate in --metrics-cert-path")
+	fs.StringVar(&c.metricsCerts.keyName, "metrics-cert-key", c.metricsCerts.keyName, "file name of the metrics serving key in --metrics-cert-path")
 	fs.StringVar(&c.probeAddr, "health-probe-bind-address", c.probeAddr, `address of the /healthz and /readyz endpoints; "0" turns them off`)
 	fs.Var(&gatesFlag{c.featureGates}, "feature-gates", "comma-separated Gate=true|false pairs for the gates the Job controller consults; known gates: "+strings.Join(c.featureGates.KnownFeatures(), ", "))
 	fs.BoolVar(&c.leaderElect, "leader-elect", c.leaderElect, "run only while holding a Lease, so that several replicas can be deployed")
@@ -131,7 +139,7 @@ func runServing(ctx context.Context, c config, serving func(metrics, probes stri
 		live = append(live, watchDog)
 		ready = append(ready, watchDog)
 	}
-	servers, err := listenAll(c, live, ready)
+	servers, err := listenAll(c, client, live, ready)
 	if err != nil {
 		return err
 	}
@@ -156,16 +164,27 @@ func runServing(ctx context.Context, c config, serving func(metrics, probes stri
 
 // listenAll binds the metrics and probe addresses before anything runs,
 // so that a taken port fails the start rather than a scrape later.
-func listenAll(c config, live, ready []healthz.HealthChecker) ([]*server, error) {
+func listenAll(c config, client kubernetes.Interface, live, ready []healthz.HealthChecker) ([]*server, error) {
+	metrics, metricsTLS := metricsHandler(), (*tls.Config)(nil)
+	if c.metricsSecure && c.metricsAddr != "" && c.metricsAddr != disabled {
+		var err error
+		if metricsTLS, err = c.metricsCerts.tlsConfig(); err != nil {
+			return nil, err
+		}
+		if metrics, err = delegatedAuth(client, metrics); err != nil {
+			return nil, err
+		}
+	}
 	var out []*server
 	for _, s := range []struct {
 		name, addr string
-		handler    func() http.Handler
+		handler    http.Handler
+		tls        *tls.Config
 	}{
-		{"metrics", c.metricsAddr, metricsHandler},
-		{"probes", c.probeAddr, func() http.Handler { return probeHandler(live, ready) }},
+		{"metrics", c.metricsAddr, metrics, metricsTLS},
+		{"probes", c.probeAddr, probeHandler(live, ready), nil},
 	} {
-		srv, err := listen(s.name, s.addr, s.handler())
+		srv, err := listenTLS(s.name, s.addr, s.handler, s.tls)
 		if err != nil {
 			for _, o := range out {
 				_ = o.ln.Close()

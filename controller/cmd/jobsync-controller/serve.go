@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -23,7 +24,8 @@ import (
 // controller-runtime.
 const disabled = "0"
 
-// server is one plain-HTTP listener and what it serves.
+// server is one listener (plain HTTP, or HTTPS for secure metrics) and
+// what it serves.
 type server struct {
 	name string
 	ln   net.Listener
@@ -32,12 +34,20 @@ type server struct {
 
 // listen binds addr for name, or returns nil for a disabled address.
 func listen(name, addr string, handler http.Handler) (*server, error) {
+	return listenTLS(name, addr, handler, nil)
+}
+
+// listenTLS is listen serving HTTPS with tlsConfig when it is not nil.
+func listenTLS(name, addr string, handler http.Handler, tlsConfig *tls.Config) (*server, error) {
 	if addr == "" || addr == disabled {
 		return nil, nil
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("the %s server on %s: %w", name, addr, err)
+	}
+	if tlsConfig != nil {
+		ln = tls.NewListener(ln, tlsConfig)
 	}
 	return &server{name: name, ln: ln, srv: &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}}, nil
 }
