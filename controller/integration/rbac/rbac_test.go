@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -49,16 +50,19 @@ const (
 	workNamespace  = "work"
 )
 
-// TestShippedRBAC: with the shipped rights only, the controller takes its
-// Lease, runs a Job to completion (pods created, counted, their finalizers
-// removed, events recorded) and releases the pods of a deleted Job, and
-// no call of it is forbidden.
+// TestShippedRBAC: with the shipped rights only, two replicas of the
+// controller share its Lease; the leader is killed in the middle of a Job
+// and the other takes over and runs the Job to the end upstream's
+// controller gives it (pods created, each counted once, their finalizers
+// removed, events recorded), then releases the pods of a deleted Job. Its
+// secure metrics answer only the callers the API server allows. No call
+// of the controllers is forbidden.
 func TestShippedRBAC(t *testing.T) {
 	// OwnerReferencesPermissionEnforcement makes the jobs/finalizers rule count:
 	// a pod whose owner reference blocks its Job's deletion needs it.
 	srv := apiservertest.StartWith(t, "--authorization-mode=Node,RBAC", "--enable-admission-plugins=OwnerReferencesPermissionEnforcement")
 	ctx := t.Context()
-	apply(t, srv.Client, decodeFiles(t, "namespace.yaml", "serviceaccount.yaml", "rbac.yaml"))
+	apply(t, srv.Client, decodeFiles(t, shippedRBAC...))
 	kubeconfig := serviceAccountKubeconfig(t, srv)
 
 	// The token alone is no administrator's.
@@ -69,7 +73,18 @@ func TestShippedRBAC(t *testing.T) {
 
 	args := append(deploymentArgs(t), "--kubeconfig="+kubeconfig,
 		"--metrics-bind-address=127.0.0.1:0", "--health-probe-bind-address=127.0.0.1:0")
-	logs := startController(t, buildController(t), args)
+	bin := buildController(t)
+	logs := &logLines{}
+	first := startController(t, bin, args, logs, "first")
+	poll(t, logs, "the first replica holds the Lease", func() (bool, error) {
+		holder, err := leaseHolder(t, srv.Client)
+		return holder != "", err
+	})
+	leader, err := leaseHolder(t, srv.Client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	startController(t, bin, args, logs, "second")
 
 	if _, err := srv.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: workNamespace}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -77,10 +92,26 @@ func TestShippedRBAC(t *testing.T) {
 	player := kubeletplayer.New(srv.Client, kubeletplayer.Options{Namespace: workNamespace})
 	go func() { _ = player.Run(ctx) }()
 
-	done := createJob(t, srv.Client, "done", 3, 2)
-	player.Play(done, jobsynctest.Script{Default: &jobsynctest.Behavior{RunTime: 300 * time.Millisecond}})
+	// Six completions two at a time, two seconds each: the leader dies
+	// with pods running and pods to create.
+	const completions = 6
+	done := createJob(t, srv.Client, "done", completions, 2)
+	player.Play(done, jobsynctest.Script{Default: &jobsynctest.Behavior{RunTime: 2 * time.Second}})
 	forever := createJob(t, srv.Client, "forever", 1, 1)
 	player.Play(forever, jobsynctest.RunForever())
+
+	poll(t, logs, "the Job done counts a succeeded pod", func() (bool, error) {
+		job, err := srv.Client.BatchV1().Jobs(workNamespace).Get(ctx, "done", metav1.GetOptions{})
+		return err == nil && job.Status.Succeeded > 0, err
+	})
+	first.kill(t)
+	if job, err := srv.Client.BatchV1().Jobs(workNamespace).Get(ctx, "done", metav1.GetOptions{}); err != nil || job.Status.Succeeded >= completions {
+		t.Fatalf("the Job done when the leader was killed: %v, %v; want it mid-way", job.Status, err)
+	}
+	poll(t, logs, "the second replica takes the Lease over", func() (bool, error) {
+		holder, err := leaseHolder(t, srv.Client)
+		return holder != "" && holder != leader, err
+	})
 
 	finalizer := jobcontroller.TrackingFinalizerFor(controllerName)
 	poll(t, logs, "the Job done completes", func() (bool, error) {
@@ -90,13 +121,26 @@ func TestShippedRBAC(t *testing.T) {
 		}
 		for _, c := range job.Status.Conditions {
 			if c.Type == batchv1.JobComplete && c.Status == corev1.ConditionTrue {
-				return job.Status.Succeeded == 3, nil
+				return true, nil
 			}
 		}
 		return false, nil
 	})
-	if pods := podsOf(t, srv.Client, "done"); len(pods) < 3 || anyHas(pods, finalizer) {
-		t.Errorf("the pods of the completed Job: %d, with the finalizer %v", len(pods), anyHas(pods, finalizer))
+	// As upstream's controller ends it: every completion counted once,
+	// nothing failed or left uncounted, no pod still tracked.
+	job, err := srv.Client.BatchV1().Jobs(workNamespace).Get(ctx, "done", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := job.Status
+	if st.Succeeded != completions || st.Failed != 0 || st.Active != 0 || st.UncountedTerminatedPods != nil && len(st.UncountedTerminatedPods.Succeeded)+len(st.UncountedTerminatedPods.Failed) > 0 {
+		t.Errorf("the Job done ended with succeeded=%d failed=%d active=%d uncounted=%v; want %d, 0, 0, none",
+			st.Succeeded, st.Failed, st.Active, st.UncountedTerminatedPods, completions)
+	}
+	pods := podsOf(t, srv.Client, "done")
+	if succeeded := countPhase(pods, corev1.PodSucceeded); succeeded != completions || anyHas(pods, finalizer) {
+		t.Errorf("the pods of the completed Job: %d succeeded of %d, with the finalizer %v; want %d succeeded, none tracked",
+			succeeded, len(pods), anyHas(pods, finalizer), completions)
 	}
 	poll(t, logs, "the Job done has its Completed event", func() (bool, error) {
 		evs, err := srv.Client.CoreV1().Events(workNamespace).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=done"})
@@ -112,7 +156,7 @@ func TestShippedRBAC(t *testing.T) {
 	})
 
 	// The running pod of a Job deleted without its pods is an orphan: the
-	// controller takes its finalizer off.
+	// new leader takes its finalizer off.
 	poll(t, logs, "the pod of the Job forever carries the finalizer", func() (bool, error) {
 		return anyHas(podsOf(t, srv.Client, "forever"), finalizer), nil
 	})
@@ -125,13 +169,36 @@ func TestShippedRBAC(t *testing.T) {
 		return len(pods) > 0 && !anyHas(pods, finalizer), nil
 	})
 
-	lease, err := srv.Client.CoordinationV1().Leases(namespace).Get(ctx, "jobsync-controller", metav1.GetOptions{})
-	if err != nil || lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity == "" {
-		t.Errorf("the Lease: %v, %v; want one held", lease, err)
-	}
+	checkSecureMetrics(t, srv, logs.metricsAddr(t, "second"))
 	if lines := logs.matching("forbidden"); len(lines) > 0 {
 		t.Errorf("calls of the controller were forbidden:\n%s", strings.Join(lines, "\n"))
 	}
+}
+
+// shippedRBAC are the base's files an administrator applies before the
+// Deployment.
+var shippedRBAC = []string{"namespace.yaml", "serviceaccount.yaml", "rbac.yaml", "metrics_auth.yaml"}
+
+func leaseHolder(t *testing.T, client kubernetes.Interface) (string, error) {
+	t.Helper()
+	lease, err := client.CoordinationV1().Leases(namespace).Get(t.Context(), "jobsync-controller", metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return "", nil
+	}
+	if err != nil || lease.Spec.HolderIdentity == nil {
+		return "", err
+	}
+	return *lease.Spec.HolderIdentity, nil
+}
+
+func countPhase(pods []corev1.Pod, phase corev1.PodPhase) int {
+	n := 0
+	for _, p := range pods {
+		if p.Status.Phase == phase {
+			n++
+		}
+	}
+	return n
 }
 
 // decodeFiles reads the named manifests of the base, every document.
@@ -249,10 +316,17 @@ func buildController(t *testing.T) string {
 	return bin
 }
 
-// logLines keeps what the controller writes to stderr.
+// logLines keeps what the controllers write to stderr, each line after
+// the name of the replica that wrote it.
 type logLines struct {
 	mu    sync.Mutex
 	lines []string
+}
+
+func (l *logLines) add(line string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, line)
 }
 
 func (l *logLines) matching(s string) []string {
@@ -267,9 +341,39 @@ func (l *logLines) matching(s string) []string {
 	return out
 }
 
-// startController runs the command until the test ends, then stops it as
-// the kubelet would (SIGTERM) and waits for it.
-func startController(t *testing.T, bin string, args []string) *logLines {
+var servingMetrics = regexp.MustCompile(`"Serving" .*server="metrics" address="([^"]+)"`)
+
+// metricsAddr is the address replica serves its metrics on, from its log.
+func (l *logLines) metricsAddr(t *testing.T, replica string) string {
+	t.Helper()
+	for _, line := range l.matching(replica + ": ") {
+		if m := servingMetrics.FindStringSubmatch(line); m != nil && strings.HasPrefix(line, replica+": ") {
+			return m[1]
+		}
+	}
+	t.Fatalf("replica %s logged no metrics address", replica)
+	return ""
+}
+
+// replica is one running jobsync-controller process.
+type replica struct {
+	cmd    *exec.Cmd
+	killed bool
+}
+
+// kill ends the process at once, as a node that dies does: it does not
+// release its Lease.
+func (r *replica) kill(t *testing.T) {
+	t.Helper()
+	r.killed = true
+	if err := r.cmd.Process.Kill(); err != nil {
+		t.Fatalf("killing the leader: %v", err)
+	}
+}
+
+// startController runs the command until the test ends (or kill), then
+// stops it as the kubelet would (SIGTERM) and waits for it.
+func startController(t *testing.T, bin string, args []string, logs *logLines, name string) *replica {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	stderr, err := cmd.StderrPipe()
@@ -279,38 +383,38 @@ func startController(t *testing.T, bin string, args []string) *logLines {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	logs := &logLines{}
+	r := &replica{cmd: cmd}
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)
 		sc := bufio.NewScanner(stderr)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {
-			logs.mu.Lock()
-			logs.lines = append(logs.lines, sc.Text())
-			logs.mu.Unlock()
+			logs.add(name + ": " + sc.Text())
 		}
 	}()
 	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
+		if !r.killed {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+		}
 		stopped := make(chan error, 1)
 		go func() { <-copied; stopped <- cmd.Wait() }()
 		select {
 		case err := <-stopped:
-			if err != nil {
-				t.Errorf("jobsync-controller ended with %v", err)
+			if err != nil && !r.killed {
+				t.Errorf("jobsync-controller %s ended with %v", name, err)
 			}
 		case <-time.After(time.Minute):
 			_ = cmd.Process.Kill()
-			t.Errorf("jobsync-controller did not stop within a minute of SIGTERM")
+			t.Errorf("jobsync-controller %s did not stop within a minute of SIGTERM", name)
 		}
-		if t.Failed() {
+		if t.Failed() && name == "first" { // once, for both replicas
 			logs.mu.Lock()
 			t.Logf("jobsync-controller's log:\n%s", strings.Join(logs.lines, "\n"))
 			logs.mu.Unlock()
 		}
 	})
-	return logs
+	return r
 }
 
 func createJob(t *testing.T, client kubernetes.Interface, name string, completions, parallelism int32) *batchv1.Job {
