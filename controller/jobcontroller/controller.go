@@ -79,7 +79,7 @@ func New(client kubernetes.Interface, opts Options) (*Controller, error) {
 		finalizer: opts.Sync.TrackingFinalizer,
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.NewTypedItemExponentialFailureRateLimiter[string](retryBase, retryMax),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "jobsync"}),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "job"}), // upstream's queue name, for its workqueue metrics
 	}
 	recorder := opts.Recorder
 	if recorder == nil {

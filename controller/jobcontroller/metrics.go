@@ -6,6 +6,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/jobsync/jobsync/controller/executor"
@@ -23,7 +24,9 @@ func (c *Controller) recordSync(job *batchv1.Job, plan jobsync.Plan, res executo
 }
 
 // outcomeOf is what the metrics need of the executor's result and error:
-// a failed create step counts each failed creation of its last batch.
+// a failed create step counts each failed creation of its last batch,
+// except those refused because the namespace is being deleted, which
+// upstream leaves out of its counts.
 func outcomeOf(res executor.Result, err error) metrics.Outcome {
 	out := metrics.Outcome{
 		Err:                  err != nil,
@@ -33,9 +36,14 @@ func outcomeOf(res executor.Result, err error) metrics.Outcome {
 	}
 	var stepErr *executor.Error
 	if errors.As(err, &stepErr) && stepErr.Step == executor.StepCreate {
-		out.CreateFailed = 1
+		errs := []error{stepErr.Err}
 		if joined, ok := stepErr.Err.(interface{ Unwrap() []error }); ok {
-			out.CreateFailed = len(joined.Unwrap())
+			errs = joined.Unwrap()
+		}
+		for _, e := range errs {
+			if !apierrors.HasStatusCause(e, corev1.NamespaceTerminatingCause) {
+				out.CreateFailed++
+			}
 		}
 	}
 	return out

@@ -51,7 +51,7 @@ func NewOrphans(client kubernetes.Interface, finalizer string, jobs JobCache, po
 	return &Orphans{
 		TypedRateLimitingInterface: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.NewTypedItemExponentialFailureRateLimiter[string](RetryBase, RetryMax),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "jobsync_orphan_pod"}),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "job_orphan_pod"}), // upstream's, for its workqueue metrics
 		client:    client,
 		finalizer: finalizer,
 		jobs:      jobs,

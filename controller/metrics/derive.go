@@ -18,7 +18,8 @@ type Outcome struct {
 	// Err says the sync ended with an error (it is retried).
 	Err bool
 	// Created counts the pod creations that succeeded, CreateFailed those
-	// that were tried and failed.
+	// that were tried and failed (a refusal because the namespace is being
+	// deleted is neither).
 	Created, CreateFailed int
 	// InterimStatusWritten and StatusWritten say which of the plan's status
 	// writes were made.
@@ -87,10 +88,14 @@ func ForSync(job *batchv1.Job, plan jobsync.Plan, out Outcome) Record {
 		rec.Result = ResultError
 	}
 	// Creations are counted as they are made (before any status write).
+	// Upstream's status="succeeded" series counts every creation it
+	// attempted, the failed ones included, and status="failed" the failed
+	// ones once more; the counters follow it, so that dashboards built on
+	// kube-controller-manager read the same here.
 	if len(plan.Creations) > 0 {
 		reason := creationReason(job, plan)
-		if out.Created > 0 {
-			rec.Adds = append(rec.Adds, Add{namePodsCreated, []string{reason, Succeeded}, float64(out.Created)})
+		if attempted := out.Created + out.CreateFailed; attempted > 0 {
+			rec.Adds = append(rec.Adds, Add{namePodsCreated, []string{reason, Succeeded}, float64(attempted)})
 		}
 		if out.CreateFailed > 0 {
 			rec.Adds = append(rec.Adds, Add{namePodsCreated, []string{reason, Failed}, float64(out.CreateFailed)})
@@ -138,10 +143,49 @@ func action(job *batchv1.Job, plan jobsync.Plan) string {
 	switch {
 	case job.Spec.Suspend != nil && *job.Spec.Suspend, len(plan.Deletions) > 0:
 		return ActionPodsDeleted
-	case len(plan.Creations) > 0, hasNote(plan, wantedMoreNotes):
+	case len(plan.Creations) > 0, hasNote(plan, wantedMoreNotes), wantedMore(job, plan):
 		return ActionPodsCreated
 	}
 	return ActionTracking
+}
+
+// wantedMore reports whether the Job wanted more pods than it had active,
+// counting terminating pods as upstream's manage does, whether or not a
+// pod could be created: upstream labels such a sync pods_created even when
+// it creates none, as an Indexed Job does whose missing pods have no
+// pending index left to take (the others running, succeeded or failed for
+// good). The counts are those of the status after the sync, which a sync
+// that neither creates nor deletes leaves as manage found them.
+func wantedMore(job *batchv1.Job, plan jobsync.Plan) bool {
+	st := lastStatus(job, plan)
+	parallelism := int32(1)
+	if job.Spec.Parallelism != nil {
+		parallelism = *job.Spec.Parallelism
+	}
+	want := parallelism
+	switch {
+	case job.Spec.Completions != nil:
+		want = max(0, min(*job.Spec.Completions-st.Succeeded, parallelism))
+	case st.Succeeded > 0:
+		want = st.Active // a work queue that saw a success starts nothing new
+	}
+	var terminating int32
+	if job.Spec.PodReplacementPolicy != nil && *job.Spec.PodReplacementPolicy == batchv1.Failed && st.Terminating != nil {
+		terminating = *st.Terminating
+	}
+	return want-terminating-st.Active > 0
+}
+
+// lastStatus is the status the sync leaves: the final one it writes, else
+// the write-ahead one, else the Job's.
+func lastStatus(job *batchv1.Job, plan jobsync.Plan) *batchv1.JobStatus {
+	switch {
+	case plan.Status != nil:
+		return plan.Status
+	case plan.InterimStatus != nil:
+		return plan.InterimStatus
+	}
+	return &job.Status
 }
 
 // finishing reports whether the sync decided, or found, that the Job
@@ -186,13 +230,7 @@ func hasNote(plan jobsync.Plan, prefixes []string) bool {
 // under podReplacementPolicy Failed, to replace failed or terminating pods
 // otherwise, or new.
 func creationReason(job *batchv1.Job, plan jobsync.Plan) string {
-	st := &job.Status
-	if plan.InterimStatus != nil {
-		st = plan.InterimStatus
-	}
-	if plan.Status != nil {
-		st = plan.Status
-	}
+	st := lastStatus(job, plan)
 	failed := int(st.Failed)
 	if u := st.UncountedTerminatedPods; u != nil {
 		failed += len(u.Failed)

@@ -114,11 +114,13 @@ func TestForSync(t *testing.T) {
 			{namePodsFinished, []string{nonIndexed, Failed}, 0},
 		}},
 	}, {
+		// Upstream counts an attempted creation under status="succeeded"
+		// whether or not it succeeded, and a failed one under "failed" too.
 		name: "a failed creation stops the plan before the status write",
 		job:  newJob(),
 		out:  func(jobsync.Plan) Outcome { return Outcome{Err: true, Created: 1, CreateFailed: 1} },
 		want: Record{Counted: true, CompletionMode: nonIndexed, Result: ResultError, Action: ActionPodsCreated, Adds: []Add{
-			{namePodsCreated, []string{CreateNew, Succeeded}, 1},
+			{namePodsCreated, []string{CreateNew, Succeeded}, 2},
 			{namePodsCreated, []string{CreateNew, Failed}, 1},
 		}},
 	}, {
@@ -253,6 +255,31 @@ func TestForSync(t *testing.T) {
 			{nameFinishedIndexes, []string{Succeeded, BackoffGlobal}, 1},
 			{namePodsFinished, []string{indexed, Succeeded}, 1},
 			{namePodsFinished, []string{indexed, Failed}, 0},
+		}},
+	}, {
+		// Index 0 failed for good, index 1 runs: the Job wants two pods,
+		// has one, and no pending index is left to create. Upstream's
+		// manage reports pods_created all the same.
+		name: "an Indexed Job wanting a pod no pending index can take",
+		job: func() *batchv1.Job {
+			j := indexedJob()
+			j.Spec.BackoffLimitPerIndex = ptr(int32(0))
+			j.Spec.BackoffLimit = ptr(int32(2147483647))
+			return j
+		}(),
+		pods: func(j *batchv1.Job) []*corev1.Pod {
+			return []*corev1.Pod{pod(j, "a", corev1.PodFailed, 0, 1), pod(j, "b", corev1.PodRunning, 1, 0)}
+		},
+		want: Record{Counted: true, CompletionMode: indexed, Result: ResultSuccess, Action: ActionPodsCreated, Adds: []Add{
+			// The write-ahead status records the failed index, the final
+			// one counts the failed pod.
+			{nameFinishedIndexes, []string{Succeeded, BackoffPerIndex}, 0},
+			{nameFinishedIndexes, []string{Failed, BackoffPerIndex}, 1},
+			{namePodsFinished, []string{indexed, Succeeded}, 0},
+			{namePodsFinished, []string{indexed, Failed}, 0},
+			{nameFinishedIndexes, []string{Succeeded, BackoffPerIndex}, 0},
+			{namePodsFinished, []string{indexed, Succeeded}, 0},
+			{namePodsFinished, []string{indexed, Failed}, 1},
 		}},
 	}}
 	for _, tt := range tests {

@@ -83,7 +83,7 @@ func TestServingWithoutAnAPIServer(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	for _, want := range []string{`workqueue_depth{name="jobsync"}`, `workqueue_adds_total{name="jobsync_orphan_pod"}`, "# TYPE go_goroutines gauge"} {
+	for _, want := range []string{`workqueue_depth{name="job"}`, `workqueue_adds_total{name="job_orphan_pod"}`, "# TYPE go_goroutines gauge"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %s", want)
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	compmetrics "k8s.io/component-base/metrics"
@@ -98,4 +99,64 @@ func union(a, b map[string]float64) map[string]float64 {
 	out := maps.Clone(a)
 	maps.Copy(out, b)
 	return out
+}
+
+// TestSideBySideMetricsRefusedCreations runs a Job under a quota smaller
+// than its parallelism through both controllers, so that creations are
+// refused. How many are refused depends on when each controller retries,
+// so the values are not compared; how each controller counts them is: the
+// status="succeeded" series of job_pods_creation_total counts every
+// creation attempted, refused ones included, as upstream's does, and
+// status="failed" the refused ones, both under the same reasons.
+func TestSideBySideMetricsRefusedCreations(t *testing.T) {
+	ours := compmetrics.NewKubeRegistry()
+	jobmetrics.RegisterIn(ours)
+	e := newEnv(t)
+	upCtl := startController(t, e.srv.Config, controllerSpec{kind: "upstream", qps: -1})
+	oursCtl := startController(t, e.srv.Config, controllerSpec{kind: "ours", qps: -1})
+	upBefore, oursBefore := counters(t, legacyregistry.DefaultGatherer), counters(t, ours)
+	sc := partialQuotaScenario("metrics-partial-quota", 4, 3, 1, 500*time.Millisecond, &quotaTracks{})
+	recs := e.runJobs(sc, upCtl, oursCtl)
+	if recs == nil {
+		return
+	}
+	upCtl.stop()
+	oursCtl.stop()
+	moves := []map[string]float64{moved(upBefore, counters(t, legacyregistry.DefaultGatherer)), moved(oursBefore, counters(t, ours))}
+	reasons := make([][]string, 2)
+	for i, rec := range recs {
+		created := map[string]float64{}
+		for k, v := range moves[i] {
+			if strings.HasPrefix(k, "job_controller_job_pods_creation_total{") {
+				created[k] = v
+				reasons[i] = append(reasons[i], strings.Split(k, ",")[0])
+			}
+		}
+		attempted, made := rec.Calls["create pods"], len(rec.AllPods)
+		succeeded, failed := sumMatching(created, `status="succeeded"`), sumMatching(created, `status="failed"`)
+		if attempted == made {
+			t.Fatalf("%s: the quota refused no creation (%d made): nothing to compare", rec.Controller, made)
+		}
+		if succeeded != float64(attempted) || failed != float64(attempted-made) {
+			t.Errorf("%s: job_pods_creation_total moved succeeded %v, failed %v; %d creations attempted, %d refused: want %d and %d",
+				rec.Controller, succeeded, failed, attempted, attempted-made, attempted, attempted-made)
+		}
+		t.Logf("%s: %d creations attempted, %d pods made; %v", rec.Controller, attempted, made, created)
+	}
+	slices.Sort(reasons[0])
+	slices.Sort(reasons[1])
+	if !slices.Equal(slices.Compact(reasons[0]), slices.Compact(reasons[1])) {
+		t.Errorf("the creation reasons: upstream %v, ours %v", reasons[0], reasons[1])
+	}
+}
+
+// sumMatching adds the values of the series whose labels hold label.
+func sumMatching(series map[string]float64, label string) float64 {
+	var sum float64
+	for k, v := range series {
+		if strings.Contains(k, label) {
+			sum += v
+		}
+	}
+	return sum
 }
