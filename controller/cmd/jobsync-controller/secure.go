@@ -2,6 +2,7 @@ package main
 
 import (
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -83,24 +84,27 @@ type certFiles struct {
 	loaded          *tls.Certificate
 }
 
+// get returns the pair, loading it again if either file changed. While a
+// rotation has the files missing or half-written, the last good pair
+// stays in use.
 func (f *certFiles) get(*tls.ClientHelloInfo) (*tls.Certificate, error) {
-	certInfo, err := os.Stat(f.cert)
-	if err != nil {
-		return nil, fmt.Errorf("the metrics certificate: %w", err)
-	}
-	keyInfo, err := os.Stat(f.key)
-	if err != nil {
-		return nil, fmt.Errorf("the metrics key: %w", err)
-	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	certInfo, errCert := os.Stat(f.cert)
+	keyInfo, errKey := os.Stat(f.key)
+	if err := errors.Join(errCert, errKey); err != nil {
+		if f.loaded != nil {
+			return f.loaded, nil
+		}
+		return nil, fmt.Errorf("the metrics certificate and key: %w", err)
+	}
 	if f.loaded != nil && certInfo.ModTime().Equal(f.certMod) && keyInfo.ModTime().Equal(f.keyMod) {
 		return f.loaded, nil
 	}
 	cert, err := tls.LoadX509KeyPair(f.cert, f.key)
 	if err != nil {
 		if f.loaded != nil {
-			return f.loaded, nil // a pair half-written by a rotation: keep the last good one
+			return f.loaded, nil
 		}
 		return nil, fmt.Errorf("the metrics certificate and key: %w", err)
 	}

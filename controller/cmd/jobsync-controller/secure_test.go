@@ -125,6 +125,16 @@ func TestSecureMetricsCertificateFiles(t *testing.T) {
 		t.Errorf("served %q after the rotation, want second.example", got)
 	}
 
+	// Mid-rotation, the files gone: the last good pair is still served.
+	for _, f := range []string{"tls.crt", "tls.key"} {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := servedName(t, cfg); !strings.HasPrefix(got, "second.example@") {
+		t.Errorf("served %q with the files gone, want second.example still", got)
+	}
+
 	if _, err := (secureMetrics{certDir: t.TempDir(), certName: "tls.crt", keyName: "tls.key"}).tlsConfig(); err == nil {
 		t.Errorf("a directory without the pair: no error")
 	}
