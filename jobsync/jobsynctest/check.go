@@ -16,6 +16,7 @@ import (
 	"github.com/jobsync/jobsync/backoff"
 	"github.com/jobsync/jobsync/indexes"
 	"github.com/jobsync/jobsync/jobsync"
+	"github.com/jobsync/jobsync/jobsync/jobsynctest/podlife"
 )
 
 // The invariant checks of Config.Check. They are written from upstream's
@@ -204,7 +205,7 @@ func uidIn(list []types.UID, u types.UID) bool { return slices.Contains(list, u)
 func tracked(snap jobsync.Snapshot, fin string) []*corev1.Pod {
 	var out []*corev1.Pod
 	for _, p := range snap.Pods {
-		if hasFinalizer(p, fin) && !snap.Expectations.ExpectsFinalizerRemoval(p.UID) {
+		if podlife.HasFinalizer(p, fin) && !snap.Expectations.ExpectsFinalizerRemoval(p.UID) {
 			out = append(out, p)
 		}
 	}
@@ -479,7 +480,7 @@ func (k *checker) created(sp *simPod, plan *jobsync.Plan, snap jobsync.Snapshot)
 	}
 	active := 0
 	for _, o := range k.c.pods {
-		if !k.c.controlled(o.obj) || terminal(o.obj) {
+		if !k.c.controlled(o.obj) || podlife.IsTerminal(o.obj) {
 			continue
 		}
 		if o.obj.DeletionTimestamp == nil || onlyReplaceFailed(job) {
@@ -556,7 +557,7 @@ func annotationInt(p *corev1.Pod, key string) int32 {
 // the API server holds at that moment (write-ahead), and fixes how the pod
 // must be counted.
 func (k *checker) finalizerRemoval(sp *simPod, surplus bool, plan *jobsync.Plan, snap jobsync.Snapshot) {
-	if !hasFinalizer(sp.obj, k.c.fin) {
+	if !podlife.HasFinalizer(sp.obj, k.c.fin) {
 		return
 	}
 	uid := sp.obj.UID
@@ -592,7 +593,7 @@ func (k *checker) finalizerRemoval(sp *simPod, surplus bool, plan *jobsync.Plan,
 		return
 	}
 	if surplus {
-		if terminal(vp) || vp.DeletionTimestamp != nil {
+		if podlife.IsTerminal(vp) || vp.DeletionTimestamp != nil {
 			k.violate("write-ahead", "finalizer of pod %s removed for a deletion, but the controller saw it finished or terminating", sp.obj.Name)
 		}
 		k.record(uid, countNone, -1)
@@ -744,9 +745,9 @@ func (k *checker) statusWritten(old, updated *batchv1.Job, final bool) {
 				k.c.now.Format(time.RFC3339), sp.obj.Name, sp.obj.Status.Phase))
 			continue
 		}
-		if !terminal(sp.obj) {
+		if !podlife.IsTerminal(sp.obj) {
 			bad = append(bad, sp.obj.Name+" is not terminal")
-		} else if hasFinalizer(sp.obj, k.c.fin) {
+		} else if podlife.HasFinalizer(sp.obj, k.c.fin) {
 			bad = append(bad, sp.obj.Name+" still has the tracking finalizer")
 		}
 	}
@@ -771,7 +772,7 @@ func (k *checker) atEnd(o Outcome) {
 	job := k.c.job
 	st := &job.Status
 	for _, sp := range k.c.sortedPods() {
-		if k.c.controlled(sp.obj) && hasFinalizer(sp.obj, k.c.fin) && !slices.Contains(k.unseen, sp.obj.UID) {
+		if k.c.controlled(sp.obj) && podlife.HasFinalizer(sp.obj, k.c.fin) && !slices.Contains(k.unseen, sp.obj.UID) {
 			k.violate("count", "pod %s still has the tracking finalizer after the Job finished", sp.obj.Name)
 		}
 	}

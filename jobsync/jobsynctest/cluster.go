@@ -94,6 +94,7 @@ type simPod struct {
 	epoch    int // bumped to cancel scheduled lifecycle events
 	restarts int32
 	started  bool
+	stopCode int32 // the exit code its deletion decided
 }
 
 type evKind int
@@ -442,8 +443,6 @@ func hasTrueCondition(job *batchv1.Job, t batchv1.JobConditionType) bool {
 	}
 	return false
 }
-
-func hasFinalizer(p *corev1.Pod, f string) bool { return slices.Contains(p.Finalizers, f) }
 
 const nameAlphabet = "bcdfghjklmnpqrstvwxz2456789"
 

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/jobsync/jobsync/jobsync"
+	"github.com/jobsync/jobsync/jobsync/jobsynctest/podlife"
 )
 
 // The controller side: the work queue, the informer and the carrying out of
@@ -50,7 +51,7 @@ func (c *Cluster) handle(ev event) StepRecord {
 		return StepRecord{Kind: KindPodDeleted, Pod: sp.obj.Name, Detail: "deleted by another actor"}
 	case evPodRemove:
 		sp := c.pods[ev.uid]
-		if sp == nil || sp.obj.DeletionTimestamp == nil || !terminal(sp.obj) || len(sp.obj.Finalizers) > 0 {
+		if sp == nil || sp.obj.DeletionTimestamp == nil || !podlife.IsTerminal(sp.obj) || len(sp.obj.Finalizers) > 0 {
 			return StepRecord{Kind: KindPodRemoved, Detail: "nothing to remove"}
 		}
 		delete(c.pods, ev.uid)
@@ -264,7 +265,7 @@ func (c *Cluster) deliverPod(ev watchEvent) {
 		}
 		if p.DeletionTimestamp != nil {
 			c.observeDeletion(p, false)
-		} else if c.controlled(p) && !hasFinalizer(p, c.fin) {
+		} else if c.controlled(p) && !podlife.HasFinalizer(p, c.fin) {
 			c.mem.exp = c.mem.exp.FinalizerRemovalObserved(p.UID)
 		}
 	}
@@ -279,7 +280,7 @@ func (c *Cluster) observeDeletion(p *corev1.Pod, final bool) {
 		return
 	}
 	c.mem.exp = c.mem.exp.DeletionObserved()
-	if final || !hasFinalizer(p, c.fin) {
+	if final || !podlife.HasFinalizer(p, c.fin) {
 		c.mem.exp = c.mem.exp.FinalizerRemovalObserved(p.UID)
 	}
 }
@@ -459,7 +460,7 @@ func (c *Cluster) do(cl call, plan *jobsync.Plan, snap jobsync.Snapshot, rv *str
 		if c.check != nil {
 			c.check.finalizerRemoval(sp, cl.kind == "unfinalize-delete", plan, snap)
 		}
-		if hasFinalizer(sp.obj, c.fin) {
+		if podlife.HasFinalizer(sp.obj, c.fin) {
 			c.update(sp, func(p *corev1.Pod) {
 				// DeleteFunc writes in place: the list is shared with
 				// the earlier versions of the pod (see update).
