@@ -35,7 +35,7 @@ var (
 func (c *Cluster) crash() {
 	c.result.Faults.Crashes++
 	if c.check != nil {
-		c.check.crashed()
+		c.check.Crashed()
 	}
 	c.mem = memory{}
 	c.podStream, c.jobStream = stream{}, stream{}
@@ -69,7 +69,7 @@ func (c *Cluster) sync() (StepRecord, error) {
 	plan, err := jobsync.Reconcile(snap, c.opts)
 	if err != nil {
 		if c.check != nil {
-			c.check.violate("reconcile-error", "%s", err.Error())
+			c.check.Violate("reconcile-error", "%s", err.Error())
 		}
 		c.apiRetries++
 		c.requestSync(c.now.Add(c.retryDelay()))
@@ -77,7 +77,7 @@ func (c *Cluster) sync() (StepRecord, error) {
 	}
 	rec.Plan = &plan
 	if c.check != nil {
-		c.check.beforePlan(seen, plan)
+		c.check.BeforePlan(seen, plan)
 	}
 
 	calls := planCalls(&plan, c.finalizersFirst)
@@ -105,7 +105,7 @@ func (c *Cluster) sync() (StepRecord, error) {
 	mem := jobsync.Advance(snap, plan, r.progress)
 	c.mem.exp, c.mem.backoff = mem.Expectations, mem.Backoff
 	if c.check != nil {
-		c.check.planWritten(&plan, r.progress.Done(jobsync.StepInterimStatus) && plan.InterimStatus != nil)
+		c.check.PlanWritten(&plan, r.progress.Done(jobsync.StepInterimStatus) && plan.InterimStatus != nil)
 	}
 	c.holding = false
 	c.flush()

@@ -90,7 +90,7 @@ func (c *Cluster) do(cl call, plan *jobsync.Plan, snap jobsync.Snapshot, rv *str
 			return nil // upstream treats a pod gone as a removal done
 		}
 		if c.check != nil {
-			c.check.finalizerRemoval(sp, cl.kind == "unfinalize-delete", plan, snap)
+			c.check.FinalizerRemoval(checkedPod(sp), cl.kind == "unfinalize-delete", plan, snap)
 		}
 		if podlife.HasFinalizer(sp.obj, c.fin) {
 			c.update(sp, func(p *corev1.Pod) {
@@ -113,7 +113,7 @@ func (c *Cluster) do(cl call, plan *jobsync.Plan, snap jobsync.Snapshot, rv *str
 		c.result.Created++
 		sp := c.createPod(cl.creation.Pod)
 		if c.check != nil {
-			c.check.created(sp, plan, snap)
+			c.check.Created(checkedPod(sp), plan, snap)
 		}
 		return nil
 	case "interim", "status":
@@ -128,14 +128,14 @@ func (c *Cluster) do(cl call, plan *jobsync.Plan, snap jobsync.Snapshot, rv *str
 			c.result.Faults.Rejections++
 			msg := strings.Join(errs, "; ")
 			if c.check != nil {
-				c.check.rejected(cl.kind, errs)
+				c.check.Rejected(cl.kind, errs, len(errs) == 1 && errs[0] == msgNoStartTime)
 			}
 			return fmt.Errorf("status rejected: %s", msg)
 		}
 		j := c.job.DeepCopy()
 		j.Status = *cl.status.DeepCopy()
 		if c.check != nil {
-			c.check.statusWritten(c.job, j, cl.kind == "status")
+			c.check.StatusWritten(c.job, j, cl.kind == "status")
 		}
 		c.storeJob(j)
 		*rv = j.ResourceVersion

@@ -44,7 +44,7 @@ func (c *Cluster) changeJob(ch JobChange) StepRecord {
 	j.Generation++
 	c.storeJob(j)
 	if c.check != nil {
-		c.check.jobChanged(j)
+		c.check.JobChanged(j)
 	}
 	return rec
 }

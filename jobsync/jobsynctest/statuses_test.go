@@ -166,3 +166,13 @@ func ptrDeref(s *string) string {
 	}
 	return *s
 }
+
+// conditionTrue finds the condition of type t that is True.
+func conditionTrue(st *batchv1.JobStatus, t batchv1.JobConditionType) *batchv1.JobCondition {
+	for i := range st.Conditions {
+		if st.Conditions[i].Type == t && st.Conditions[i].Status == corev1.ConditionTrue {
+			return &st.Conditions[i]
+		}
+	}
+	return nil
+}
