@@ -7,7 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/jobsync/jobsync/jobsync/jobsynctest/podlife"
+	"github.com/jobsync/jobsync/jobsync"
 )
 
 // The informers: watch streams that may stall, and the handlers that
@@ -86,46 +86,22 @@ func (c *Cluster) deliverJob(ev watchEvent) {
 }
 
 // deliverPod is the pod informer's event handler: it updates the view and
-// lowers the expectations as upstream's handlers do.
+// lowers the expectations by what the event shows, as a controller built
+// on jobsync does (jobsync.Observe, upstream's handlers' rules).
 func (c *Cluster) deliverPod(ev watchEvent) {
 	p := ev.pod
 	old := c.view.get(p.UID)
-	switch {
-	case ev.deleted:
+	if ev.deleted {
 		c.view.remove(p.UID)
-		c.observeDeletion(p, true)
-	case old == nil:
+	} else {
 		c.view.put(p)
-		if p.DeletionTimestamp != nil {
-			c.observeDeletion(p, false)
-		} else if c.controlled(p) {
-			c.mem.exp = c.mem.exp.CreationObserved()
-		}
-	default:
-		c.view.put(p)
-		if old.ResourceVersion == p.ResourceVersion {
+		if old != nil && old.ResourceVersion == p.ResourceVersion {
 			return
 		}
-		if p.DeletionTimestamp != nil {
-			c.observeDeletion(p, false)
-		} else if c.controlled(p) && !podlife.HasFinalizer(p, c.fin) {
-			c.mem.exp = c.mem.exp.FinalizerRemovalObserved(p.UID)
-		}
 	}
+	o := jobsync.Observe(c.view.job, jobsync.PodEvent{Old: old, Pod: p, Deleted: ev.deleted}, c.opts)
+	c.mem.exp = o.Lower(c.mem.exp)
 	c.requestSync(c.now.Add(podBatchPeriod))
-}
-
-// observeDeletion: a pod seen being deleted (final: gone) lowers the
-// deletion expectations, and the finalizer expectation once the finalizer
-// is gone, unless the Job is finished in the view.
-func (c *Cluster) observeDeletion(p *corev1.Pod, final bool) {
-	if !c.controlled(p) || c.view.job == nil || isFinished(c.view.job) {
-		return
-	}
-	c.mem.exp = c.mem.exp.DeletionObserved()
-	if final || !podlife.HasFinalizer(p, c.fin) {
-		c.mem.exp = c.mem.exp.FinalizerRemovalObserved(p.UID)
-	}
 }
 
 func (c *Cluster) controlled(p *corev1.Pod) bool {
