@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/jobsync/jobsync/jobsync"
+	"github.com/jobsync/jobsync/jobsync/jobsynctest/apirules"
 	"github.com/jobsync/jobsync/jobsync/jobsynctest/podlife"
 )
 
@@ -77,7 +78,7 @@ func (c *Cluster) do(cl call, plan *jobsync.Plan, snap jobsync.Snapshot, rv *str
 		if sp == nil {
 			return errNotFound
 		}
-		patched, err := applyClaim(sp.obj, *cl.claim, cl.kind == "adopt")
+		patched, err := apirules.ApplyClaim(sp.obj, *cl.claim, cl.kind == "adopt")
 		if err != nil {
 			return err
 		}
@@ -124,11 +125,11 @@ func (c *Cluster) do(cl call, plan *jobsync.Plan, snap jobsync.Snapshot, rv *str
 			c.result.Faults.Conflicts++
 			return errConflict
 		}
-		if errs := validateStatusUpdate(c.job, cl.status); len(errs) > 0 {
+		if errs := apirules.ValidateStatusUpdate(c.job, cl.status); len(errs) > 0 {
 			c.result.Faults.Rejections++
 			msg := strings.Join(errs, "; ")
 			if c.check != nil {
-				c.check.Rejected(cl.kind, errs, len(errs) == 1 && errs[0] == msgNoStartTime)
+				c.check.Rejected(cl.kind, errs, len(errs) == 1 && errs[0] == apirules.MsgNoStartTime)
 			}
 			return fmt.Errorf("status rejected: %s", msg)
 		}
