@@ -294,10 +294,14 @@ func (pp *podPlay) stop(ctx context.Context, code int32) {
 }
 
 // collect fails a pod deleted before it was bound, as the pod garbage
-// collector does: the API server gave it no grace period, no kubelet will
+// collector does, with a DisruptionTarget condition of reason
+// DeletionByPodGC: the API server gave it no grace period, no kubelet will
 // ever stop it, and it must be terminal for the Job controller to count it.
 func (pp *podPlay) collect(ctx context.Context) {
-	if pp.patchStatus(ctx, "collect", statusPatch{Phase: corev1.PodFailed}) {
+	now := pp.p.opts.Clock.Now()
+	if pp.patchStatus(ctx, "collect", statusPatch{Phase: corev1.PodFailed, Conditions: []corev1.PodCondition{
+		condition(corev1.DisruptionTarget, corev1.ConditionTrue, podlife.ReasonDeletionByPodGC, "kubeletplayer: deleted before it was bound", now),
+	}}) {
 		pp.terminal = true
 		pp.p.count(func(s *Stats) { s.Stopped++ })
 	}
