@@ -10,6 +10,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/jobsync/jobsync/jobsync/jobsynctest/podlife"
 )
 
 // statusPatch is the body of a strategic merge patch of a pod's status:
@@ -38,18 +40,7 @@ func (pp *podPlay) runningStatus(now time.Time) statusPatch {
 			condition(corev1.PodReady, corev1.ConditionTrue, "", "", now),
 		},
 	}
-	for _, c := range pp.spec.InitContainers {
-		st.InitContainerStatuses = append(st.InitContainerStatuses, corev1.ContainerStatus{
-			Name: c.Name, Image: c.Image,
-			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, Reason: "Completed", StartedAt: t, FinishedAt: t}},
-		})
-	}
-	for _, c := range pp.spec.Containers {
-		st.ContainerStatuses = append(st.ContainerStatuses, corev1.ContainerStatus{
-			Name: c.Name, Image: c.Image, Ready: true, Started: ptr(true),
-			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: t}},
-		})
-	}
+	st.InitContainerStatuses, st.ContainerStatuses = podlife.Running(&pp.spec, now)
 	return st
 }
 
@@ -58,17 +49,11 @@ func (pp *podPlay) runningStatus(now time.Time) statusPatch {
 func (pp *podPlay) restartedStatus(exiting string, code int32, now time.Time) statusPatch {
 	st := pp.runningStatus(pp.startedAt)
 	st.Conditions = nil // still ready, as before
-	t := metav1.NewTime(now)
 	for i := range st.ContainerStatuses {
-		cs := &st.ContainerStatuses[i]
-		if cs.Name != exiting {
-			continue
+		if cs := &st.ContainerStatuses[i]; cs.Name == exiting {
+			cs.RestartCount = pp.restartCount
+			podlife.Restart(cs, code, now)
 		}
-		cs.RestartCount = pp.restartCount + 1
-		cs.LastTerminationState = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
-			ExitCode: code, Reason: "Error", StartedAt: metav1.NewTime(pp.startedAt), FinishedAt: t,
-		}}
-		cs.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: t}}
 	}
 	return st
 }
@@ -77,40 +62,24 @@ func (pp *podPlay) restartedStatus(exiting string, code int32, now time.Time) st
 // the codes given: Succeeded if they all exited 0 (and it ran), else
 // Failed.
 func (pp *podPlay) terminatedStatus(codeOf func(string) int32, now time.Time) statusPatch {
-	t := metav1.NewTime(now)
-	started := t
+	var st statusPatch
 	if pp.started {
-		started = metav1.NewTime(pp.startedAt)
-	}
-	st := statusPatch{Phase: corev1.PodSucceeded}
-	if !pp.started {
-		st.Phase = corev1.PodFailed // stopped before it ran
-	}
-	for _, c := range pp.spec.Containers {
-		code := codeOf(c.Name)
-		reason := "Completed"
-		if code != 0 {
-			reason = "Error"
-			st.Phase = corev1.PodFailed
+		st = pp.runningStatus(pp.startedAt)
+		for i := range st.ContainerStatuses {
+			if cs := &st.ContainerStatuses[i]; cs.Name == podlife.ExitingContainer(pp.b.Container, &pp.spec) {
+				cs.RestartCount = pp.restartCount
+			}
 		}
-		cs := corev1.ContainerStatus{
-			Name: c.Name, Image: c.Image, Started: ptr(false),
-			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code, Reason: reason, StartedAt: started, FinishedAt: t}},
+	} else {
+		for _, c := range pp.spec.Containers {
+			st.ContainerStatuses = append(st.ContainerStatuses, corev1.ContainerStatus{Name: c.Name, Image: c.Image})
 		}
-		if c.Name == pp.exitingContainer() {
-			cs.RestartCount = pp.restartCount
-		}
-		st.ContainerStatuses = append(st.ContainerStatuses, cs)
 	}
-	if len(pp.spec.Containers) == 0 {
-		st.Phase = corev1.PodFailed
-	}
+	st.StartTime = nil
+	st.Phase = podlife.Terminate(st.ContainerStatuses, pp.started, codeOf, now)
 	st.Conditions = []corev1.PodCondition{
-		condition(corev1.ContainersReady, corev1.ConditionFalse, "PodCompleted", "", now),
-		condition(corev1.PodReady, corev1.ConditionFalse, "PodCompleted", "", now),
-	}
-	if pp.started {
-		st.InitContainerStatuses = pp.runningStatus(pp.startedAt).InitContainerStatuses
+		condition(corev1.ContainersReady, corev1.ConditionFalse, podlife.ReasonPodCompleted, "", now),
+		condition(corev1.PodReady, corev1.ConditionFalse, podlife.ReasonPodCompleted, "", now),
 	}
 	return st
 }
@@ -218,5 +187,3 @@ func retryable(err error) bool {
 	return apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err) ||
 		apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsUnexpectedServerError(err)
 }
-
-func ptr[T any](v T) *T { return &v }

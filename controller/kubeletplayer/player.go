@@ -60,9 +60,6 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// maxRestartDelay caps the crash-loop back-off, as the kubelet does.
-const maxRestartDelay = 5 * time.Minute
-
 // Player plays the pods of Jobs on an API server as kubelets would, from a
 // jobsynctest.Script per Job. Create it with New, register Jobs with Play
 // (before or after Run starts) and run it with Run.

@@ -316,16 +316,17 @@ func TestDeletionStopsPod(t *testing.T) {
 }
 
 // A pod deleted before it was bound is failed at once, as the pod garbage
-// collector does, with no grace period and no final delete.
+// collector does (with the DisruptionTarget condition it adds), with no
+// grace period and no final delete.
 func TestDeletionBeforeStart(t *testing.T) {
 	r := start(t, &jobsynctest.Script{Default: &jobsynctest.Behavior{StartDelay: time.Minute}},
 		podOf("a", -1, corev1.RestartPolicyNever))
 	r.eventually("a timer is set", r.clock.HasWaiters)
 	markDeleted(t, r, "a", 0)
 	r.phase("a", corev1.PodFailed)
-	r.want("a", summary{Phase: corev1.PodFailed})
+	r.want("a", summary{Phase: corev1.PodFailed, Disrupt: "DeletionByPodGC"})
 	r.clock.Step(time.Hour)
-	r.want("a", summary{Phase: corev1.PodFailed})
+	r.want("a", summary{Phase: corev1.PodFailed, Disrupt: "DeletionByPodGC"})
 }
 
 // markDeleted gives the pod a deletion timestamp as the API server's

@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/jobsync/jobsync/jobsync/jobsynctest"
+	"github.com/jobsync/jobsync/jobsync/jobsynctest/podlife"
 )
 
 // podPlay plays one pod. Everything it does runs through its own queue, one
@@ -147,7 +148,7 @@ func (pp *podPlay) observe(ctx context.Context, pod *corev1.Pod) {
 	if pp.gone {
 		return
 	}
-	if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+	if podlife.IsTerminal(pod) {
 		pp.terminal = true
 	}
 	if pod.DeletionTimestamp != nil {
@@ -190,12 +191,8 @@ func (pp *podPlay) observeDeletion(ctx context.Context, pod *corev1.Pod) {
 		pp.collect(ctx)
 		return
 	}
-	grace := time.Duration(pp.grace) * time.Second
-	code := int32(143) // SIGTERM, stopped within the grace period
-	if pp.b.Shutdown >= grace {
-		code = 137 // SIGKILL at the end of the grace period
-	}
-	pp.after(min(pp.b.Shutdown, grace), func(ctx context.Context) { pp.stop(ctx, code) })
+	after, code := podlife.Stop(pp.b.Shutdown, time.Duration(pp.grace)*time.Second)
+	pp.after(after, func(ctx context.Context) { pp.stop(ctx, code) })
 }
 
 // scheduleRunEnd schedules what ends the current run of a started pod.
@@ -233,12 +230,8 @@ func (pp *podPlay) exit(ctx context.Context) {
 	if pp.deleting || pp.terminal {
 		return
 	}
-	exiting := pp.exitingContainer()
-	if pp.spec.RestartPolicy == corev1.RestartPolicyOnFailure && (pp.restartsLeft > 0 || pp.b.ExitCode != 0) {
-		code := pp.b.ExitCode
-		if pp.restartsLeft > 0 {
-			code = 1
-		}
+	exiting := podlife.ExitingContainer(pp.b.Container, &pp.spec)
+	if code, restart := podlife.Exit(pp.spec.RestartPolicy, pp.restartsLeft, pp.b.ExitCode); restart {
 		now := pp.p.opts.Clock.Now()
 		if !pp.patchStatus(ctx, "restart", pp.restartedStatus(exiting, code, now)) {
 			return
@@ -249,11 +242,7 @@ func (pp *podPlay) exit(ctx context.Context) {
 		pp.restartCount++
 		pp.startedAt = now
 		pp.p.count(func(s *Stats) { s.Restarted++ })
-		delay := pp.p.opts.RestartDelay
-		for i := int32(1); i < pp.restartCount && delay < maxRestartDelay; i++ {
-			delay *= 2
-		}
-		pp.after(min(delay, maxRestartDelay)+pp.b.RunTime, pp.exit)
+		pp.after(podlife.RestartDelay(pp.p.opts.RestartDelay, pp.restartCount)+pp.b.RunTime, pp.exit)
 		return
 	}
 	code := pp.b.ExitCode
@@ -305,10 +294,14 @@ func (pp *podPlay) stop(ctx context.Context, code int32) {
 }
 
 // collect fails a pod deleted before it was bound, as the pod garbage
-// collector does: the API server gave it no grace period, no kubelet will
+// collector does, with a DisruptionTarget condition of reason
+// DeletionByPodGC: the API server gave it no grace period, no kubelet will
 // ever stop it, and it must be terminal for the Job controller to count it.
 func (pp *podPlay) collect(ctx context.Context) {
-	if pp.patchStatus(ctx, "collect", statusPatch{Phase: corev1.PodFailed}) {
+	now := pp.p.opts.Clock.Now()
+	if pp.patchStatus(ctx, "collect", statusPatch{Phase: corev1.PodFailed, Conditions: []corev1.PodCondition{
+		condition(corev1.DisruptionTarget, corev1.ConditionTrue, podlife.ReasonDeletionByPodGC, "kubeletplayer: deleted before it was bound", now),
+	}}) {
 		pp.terminal = true
 		pp.p.count(func(s *Stats) { s.Stopped++ })
 	}
@@ -339,14 +332,4 @@ func (pp *podPlay) removeIfGraceful(ctx context.Context) {
 	if pp.remove(ctx, "remove", &zero) {
 		pp.finalDelete = true
 	}
-}
-
-func (pp *podPlay) exitingContainer() string {
-	if pp.b.Container != "" {
-		return pp.b.Container
-	}
-	if len(pp.spec.Containers) > 0 {
-		return pp.spec.Containers[0].Name
-	}
-	return ""
 }

@@ -177,7 +177,7 @@ func (r *carrying) resume(calls *[]call, i int) bool {
 	rest, err := jobsync.Resume(r.snap, r.c.opts, r.plan, r.progress.Pods)
 	if err != nil {
 		if r.c.check != nil {
-			r.c.check.violate("reconcile-error", "Resume: %s", err.Error())
+			r.c.check.Violate("reconcile-error", "Resume: %s", err.Error())
 		}
 		r.failure = err
 		r.progress.Stopped = jobsync.StepInterimStatus

@@ -15,6 +15,7 @@ import (
 	"github.com/jobsync/jobsync/backoff"
 	"github.com/jobsync/jobsync/expectations"
 	"github.com/jobsync/jobsync/jobsync"
+	"github.com/jobsync/jobsync/jobsync/jobsynctest/internal/oracle"
 )
 
 // Cluster is a fake cluster holding one Job and its pods, with the Job
@@ -57,7 +58,7 @@ type Cluster struct {
 	// finished controller is yet to delete.
 	ttlOutcome Outcome
 	done       bool
-	check      *checker
+	check      *oracle.Checker
 
 	// finalizersFirst sabotages the write-ahead order (tests only): the
 	// finalizer removals of a plan are carried out before its interim
@@ -94,6 +95,7 @@ type simPod struct {
 	epoch    int // bumped to cancel scheduled lifecycle events
 	restarts int32
 	started  bool
+	stopCode int32 // the exit code its deletion decided
 }
 
 type evKind int
@@ -305,8 +307,7 @@ func (c *Cluster) Step() (StepRecord, bool, error) {
 	c.afterStep(&rec)
 	rec.Status = *c.lastJob.Status.DeepCopy()
 	if c.check != nil {
-		rec.Violations = append(rec.Violations, c.check.pending...)
-		c.check.pending = nil
+		rec.Violations = append(rec.Violations, c.takeViolations()...)
 	}
 	c.result.Violations = append(c.result.Violations, rec.Violations...)
 	if !c.cfg.DiscardSteps {
@@ -332,9 +333,7 @@ func (c *Cluster) Step() (StepRecord, bool, error) {
 		if c.check != nil {
 			// The end-of-run checks look at the finished Job now, before
 			// the TTL controller deletes it.
-			c.check.atEnd(c.ttlOutcome)
-			c.result.Violations = append(c.result.Violations, c.check.pending...)
-			c.check.pending = nil
+			c.checkEnd(c.ttlOutcome)
 		}
 	case hasTrueCondition(c.job, batchv1.JobComplete):
 		c.finish(OutcomeComplete)
@@ -351,9 +350,7 @@ func (c *Cluster) finish(o Outcome) {
 	}
 	c.result.Outcome = o
 	if c.check != nil && c.ttlOutcome == "" {
-		c.check.atEnd(o)
-		c.result.Violations = append(c.result.Violations, c.check.pending...)
-		c.check.pending = nil
+		c.checkEnd(o)
 	}
 }
 
@@ -442,8 +439,6 @@ func hasTrueCondition(job *batchv1.Job, t batchv1.JobConditionType) bool {
 	}
 	return false
 }
-
-func hasFinalizer(p *corev1.Pod, f string) bool { return slices.Contains(p.Finalizers, f) }
 
 const nameAlphabet = "bcdfghjklmnpqrstvwxz2456789"
 

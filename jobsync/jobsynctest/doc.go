@@ -20,7 +20,10 @@
 // above active, terminal conditions with active, terminating or uncounted
 // pods, Complete without SuccessCriteriaMet, counters going down, and so
 // on). Deleting the Job deletes it in the foreground: its pods are deleted
-// and it leaves once they are gone.
+// and it leaves once they are gone. The claim patch and the status
+// validation are package apirules, the pod lifecycle package podlife: the
+// controller module's kubelet player and the library's interaction tests
+// apply the same rules.
 //
 // # The controller
 //
@@ -30,7 +33,8 @@
 // finalizer patch first where asked), creations, the interim status, the
 // finalizer removals, the final status. The plan's Expectations and Backoff
 // are kept, lowered for the calls not carried out. The informer lowers the
-// expectations as upstream's event handlers do: a pod seen added observes a
+// expectations as upstream's event handlers do (jobsync.Observe, as any
+// controller built on jobsync would): a pod seen added observes a
 // creation, a pod seen with a deletion timestamp or gone observes a
 // deletion, a pod seen without the tracking finalizer observes its removal.
 // The work queue gathers pod events for a second before it syncs, syncs at
@@ -78,8 +82,9 @@
 //
 // # Checks
 //
-// With Config.Check the cluster checks, at every step, the invariants listed
-// on Violation, and at the end that every pod that ended while tracked is
+// With Config.Check the cluster checks (from this package's internal
+// oracle, a file per rule), at every step, the invariants listed on
+// Violation, and at the end that every pod that ended while tracked is
 // counted exactly once. The counting rule, from upstream's semantics: a pod
 // is counted as the Job's status recorded it (uncountedTerminatedPods) before
 // its tracking finalizer went, and otherwise as the controller saw it at

@@ -8,6 +8,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/jobsync/jobsync/jobsync/jobsynctest/podlife"
 )
 
 // The pod lifecycle model. A created pod is Pending; StartDelay later it
@@ -19,59 +21,18 @@ import (
 
 const (
 	defaultGracePeriod = 30 * time.Second
-	// restartBase and restartMax bound the kubelet's back-off between
-	// container restarts.
+	// restartBase is the kubelet's first back-off before a container
+	// restart; podlife doubles and caps it.
 	restartBase = 10 * time.Second
-	restartMax  = 5 * time.Minute
 )
 
 // behaviorFor picks the behaviour of the n-th pod, of index ix (-1 when
-// none) and attempt.
+// none) and attempt: the script's, else a draw from the cluster's source.
 func (c *Cluster) behaviorFor(n, ix, attempt int) Behavior {
-	for _, r := range c.cfg.Script.Pods {
-		if r.Pod != nil && *r.Pod != n {
-			continue
-		}
-		if r.Index != nil && *r.Index != ix {
-			continue
-		}
-		if r.Attempt != nil && *r.Attempt != attempt {
-			continue
-		}
-		return r.Behavior
+	if b, ok := c.cfg.Script.Pick(n, ix, attempt); ok {
+		return b
 	}
-	if d := c.cfg.Script.Default; d != nil {
-		return *d
-	}
-	return c.randomBehavior()
-}
-
-// failureExitCodes are the exit codes of randomly failing pods.
-var failureExitCodes = []int32{1, 2, 3, 42}
-
-// randomBehavior draws a behaviour: mostly success after up to two
-// minutes, sometimes a failure with one of failureExitCodes, sometimes a
-// disruption.
-func (c *Cluster) randomBehavior() Behavior {
-	b := Behavior{
-		StartDelay: time.Duration(c.rng.IntN(11)) * time.Second,
-		RunTime:    time.Duration(1+c.rng.IntN(120)) * time.Second,
-		Shutdown:   time.Duration(c.rng.IntN(11)) * time.Second,
-	}
-	switch r := c.rng.Float64(); {
-	case r < 0.65:
-	case r < 0.9:
-		b.ExitCode = failureExitCodes[c.rng.IntN(len(failureExitCodes))]
-	default:
-		b.Disruption = true
-		if c.rng.IntN(2) == 0 {
-			b.DisruptionReason = "EvictionByEvictionAPI"
-		}
-	}
-	if c.job.Spec.Template.Spec.RestartPolicy == corev1.RestartPolicyOnFailure && c.rng.IntN(3) == 0 {
-		b.Restarts = int32(1 + c.rng.IntN(2))
-	}
-	return b
+	return RandomBehavior(c.rng, c.job.Spec.Template.Spec.RestartPolicy)
 }
 
 // createPod stores a pod the controller asked for, named and given a UID
@@ -129,10 +90,6 @@ func (c *Cluster) update(sp *simPod, change func(p *corev1.Pod)) {
 	c.emitPod(p, false)
 }
 
-func terminal(p *corev1.Pod) bool {
-	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
-}
-
 func setCondition(p *corev1.Pod, t corev1.PodConditionType, s corev1.ConditionStatus, reason string, now time.Time) {
 	for i := range p.Status.Conditions {
 		if p.Status.Conditions[i].Type == t {
@@ -147,17 +104,6 @@ func setCondition(p *corev1.Pod, t corev1.PodConditionType, s corev1.ConditionSt
 	p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: t, Status: s, Reason: reason, LastTransitionTime: metav1.NewTime(now)})
 }
 
-// exitingContainer is the container whose exit code decides.
-func (sp *simPod) exitingContainer() string {
-	if sp.b.Container != "" {
-		return sp.b.Container
-	}
-	if cs := sp.obj.Spec.Containers; len(cs) > 0 {
-		return cs[0].Name
-	}
-	return ""
-}
-
 func (c *Cluster) startPod(sp *simPod) StepRecord {
 	sp.started = true
 	c.update(sp, func(p *corev1.Pod) {
@@ -165,18 +111,7 @@ func (c *Cluster) startPod(sp *simPod) StepRecord {
 		p.Status.Phase = corev1.PodRunning
 		p.Status.StartTime = &now
 		setCondition(p, corev1.PodReady, corev1.ConditionTrue, "", c.now)
-		p.Status.InitContainerStatuses = nil
-		for _, ic := range p.Spec.InitContainers {
-			p.Status.InitContainerStatuses = append(p.Status.InitContainerStatuses, corev1.ContainerStatus{
-				Name: ic.Name, State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, StartedAt: now, FinishedAt: now, Reason: "Completed"}},
-			})
-		}
-		p.Status.ContainerStatuses = nil
-		for _, ct := range p.Spec.Containers {
-			p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, corev1.ContainerStatus{
-				Name: ct.Name, Ready: true, Started: ptr(true), State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}},
-			})
-		}
+		p.Status.InitContainerStatuses, p.Status.ContainerStatuses = podlife.Running(&p.Spec, c.now)
 	})
 	if sp.b.Disruption {
 		c.schedule(event{at: c.now.Add(sp.b.RunTime), kind: evPodDisrupt, uid: sp.obj.UID, epoch: sp.epoch})
@@ -193,40 +128,25 @@ func (c *Cluster) startPod(sp *simPod) StepRecord {
 
 // exitPod ends a run of the pod's container.
 func (c *Cluster) exitPod(sp *simPod) StepRecord {
-	onFailure := sp.obj.Spec.RestartPolicy == corev1.RestartPolicyOnFailure
-	name := sp.exitingContainer()
-	if onFailure && (sp.restarts > 0 || sp.b.ExitCode != 0) {
-		code := sp.b.ExitCode
+	name := podlife.ExitingContainer(sp.b.Container, &sp.obj.Spec)
+	code, restart := podlife.Exit(sp.obj.Spec.RestartPolicy, sp.restarts, sp.b.ExitCode)
+	if restart {
 		if sp.restarts > 0 {
 			sp.restarts--
-			code = 1
 		}
 		var count int32
 		c.update(sp, func(p *corev1.Pod) {
 			for i := range p.Status.ContainerStatuses {
-				cs := &p.Status.ContainerStatuses[i]
-				if cs.Name != name {
-					continue
+				if cs := &p.Status.ContainerStatuses[i]; cs.Name == name {
+					podlife.Restart(cs, code, c.now)
+					count = cs.RestartCount
 				}
-				started := metav1.NewTime(c.now)
-				if cs.State.Running != nil {
-					started = cs.State.Running.StartedAt
-				}
-				cs.LastTerminationState = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code, StartedAt: started, FinishedAt: metav1.NewTime(c.now), Reason: "Error"}}
-				cs.RestartCount++
-				count = cs.RestartCount
-				cs.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(c.now)}}
 			}
 		})
-		delay := restartBase
-		for i := int32(1); i < count && delay < restartMax; i++ {
-			delay *= 2
-		}
-		delay = min(delay, restartMax)
+		delay := podlife.RestartDelay(restartBase, count)
 		c.schedule(event{at: c.now.Add(delay + sp.b.RunTime), kind: evPodExit, uid: sp.obj.UID, epoch: sp.epoch})
 		return StepRecord{Kind: KindPodRestarted, Pod: sp.obj.Name, Detail: fmt.Sprintf("container %s exited %d, restart %d", name, code, count)}
 	}
-	code := sp.b.ExitCode
 	c.terminate(sp, func(ct string) int32 {
 		if ct == name {
 			return code
@@ -244,33 +164,11 @@ func (c *Cluster) exitPod(sp *simPod) StepRecord {
 func (c *Cluster) terminate(sp *simPod, codeOf func(string) int32, reason string) {
 	sp.epoch++
 	c.update(sp, func(p *corev1.Pod) {
-		now := metav1.NewTime(c.now)
-		failed := false
-		for i := range p.Status.ContainerStatuses {
-			cs := &p.Status.ContainerStatuses[i]
-			started := now
-			if cs.State.Running != nil {
-				started = cs.State.Running.StartedAt
-			}
-			code := codeOf(cs.Name)
-			r := "Completed"
-			if code != 0 {
-				r = "Error"
-				failed = true
-			}
-			cs.Ready = false
-			cs.Started = ptr(false)
-			cs.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code, StartedAt: started, FinishedAt: now, Reason: r}}
-		}
-		if len(p.Status.ContainerStatuses) == 0 {
-			failed = true // a pod stopped before it ran
-		}
-		p.Status.Phase = corev1.PodSucceeded
-		if failed {
-			p.Status.Phase = corev1.PodFailed
+		p.Status.Phase = podlife.Terminate(p.Status.ContainerStatuses, sp.started, codeOf, c.now)
+		if p.Status.Phase == corev1.PodFailed {
 			p.Status.Reason = reason
 		}
-		setCondition(p, corev1.PodReady, corev1.ConditionFalse, "PodCompleted", c.now)
+		setCondition(p, corev1.PodReady, corev1.ConditionFalse, podlife.ReasonPodCompleted, c.now)
 	})
 	c.maybeRemove(sp)
 }
@@ -299,7 +197,7 @@ func (c *Cluster) deletePod(sp *simPod) {
 		return
 	}
 	sp.epoch++
-	if terminal(sp.obj) {
+	if podlife.IsTerminal(sp.obj) {
 		c.update(sp, func(p *corev1.Pod) {
 			now := metav1.NewTime(c.now)
 			p.DeletionTimestamp = &now
@@ -312,10 +210,12 @@ func (c *Cluster) deletePod(sp *simPod) {
 	if g := sp.obj.Spec.TerminationGracePeriodSeconds; g != nil {
 		grace = time.Duration(*g) * time.Second
 	}
-	stop := min(sp.b.Shutdown, grace)
+	shutdown := sp.b.Shutdown
 	if !sp.started {
-		stop = 0
+		shutdown = 0
 	}
+	var stop time.Duration
+	stop, sp.stopCode = podlife.Stop(shutdown, grace)
 	c.update(sp, func(p *corev1.Pod) {
 		at := metav1.NewTime(c.now.Add(grace))
 		p.DeletionTimestamp = &at
@@ -324,16 +224,13 @@ func (c *Cluster) deletePod(sp *simPod) {
 	c.schedule(event{at: c.now.Add(stop), kind: evPodStop, uid: sp.obj.UID, epoch: sp.epoch})
 }
 
-// stopPod ends a deleted pod: Failed, its containers exiting 143 when it
-// stopped within its grace period and 137 when it was killed.
+// stopPod ends a deleted pod: Failed, its containers exiting with the
+// code its deletion decided (podlife.Stop).
 func (c *Cluster) stopPod(sp *simPod) StepRecord {
-	code := int32(143)
-	if sp.obj.DeletionTimestamp != nil && !c.now.Before(sp.obj.DeletionTimestamp.Time) {
-		code = 137
-	}
+	code := sp.stopCode
 	if !sp.started {
 		c.update(sp, func(p *corev1.Pod) {
-			setCondition(p, corev1.DisruptionTarget, corev1.ConditionTrue, "DeletionByPodGC", c.now)
+			setCondition(p, corev1.DisruptionTarget, corev1.ConditionTrue, podlife.ReasonDeletionByPodGC, c.now)
 		})
 	}
 	c.terminate(sp, func(string) int32 { return code }, "")
@@ -343,7 +240,7 @@ func (c *Cluster) stopPod(sp *simPod) StepRecord {
 // maybeRemove schedules the final removal of a deleted, terminal pod
 // without finalizers.
 func (c *Cluster) maybeRemove(sp *simPod) {
-	if sp.obj.DeletionTimestamp != nil && terminal(sp.obj) && len(sp.obj.Finalizers) == 0 {
+	if sp.obj.DeletionTimestamp != nil && podlife.IsTerminal(sp.obj) && len(sp.obj.Finalizers) == 0 {
 		c.schedule(event{at: c.now, kind: evPodRemove, uid: sp.obj.UID})
 	}
 }

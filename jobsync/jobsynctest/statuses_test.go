@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/jobsync/jobsync/jobsync"
+	"github.com/jobsync/jobsync/jobsync/jobsynctest/apirules"
 )
 
 // statusJob is a Job of two completions, two at a time, whose pods never
@@ -115,13 +116,13 @@ func TestStatuses(t *testing.T) {
 			}
 			stored := jobsync.Default(c.job)
 			for i, st := range all {
-				if errs := validateStatusUpdate(stored, &st); len(errs) > 0 {
+				if errs := apirules.ValidateStatusUpdate(stored, &st); len(errs) > 0 {
 					t.Fatalf("status %d of %d is refused after the one before it: %s", i+1, len(all), strings.Join(errs, "; "))
 				}
 				stored = stored.DeepCopy()
 				stored.Status = st
 			}
-			if errs := validateStatusUpdate(jobsync.Default(c.job), &final); len(errs) > 0 {
+			if errs := apirules.ValidateStatusUpdate(jobsync.Default(c.job), &final); len(errs) > 0 {
 				t.Errorf("the final status is refused on a new Job: %s", strings.Join(errs, "; "))
 			}
 		})
@@ -165,4 +166,14 @@ func ptrDeref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// conditionTrue finds the condition of type t that is True.
+func conditionTrue(st *batchv1.JobStatus, t batchv1.JobConditionType) *batchv1.JobCondition {
+	for i := range st.Conditions {
+		if st.Conditions[i].Type == t && st.Conditions[i].Status == corev1.ConditionTrue {
+			return &st.Conditions[i]
+		}
+	}
+	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/jobsync/jobsync/expectations"
 	"github.com/jobsync/jobsync/internal/testsupport/scenario"
 	"github.com/jobsync/jobsync/jobsync"
+	"github.com/jobsync/jobsync/jobsync/jobsynctest/podlife"
 )
 
 // The commands that set the scene and change the world between syncs.
@@ -126,15 +127,25 @@ func (w *World) changePods(d Directive, out *lines) error {
 
 func (w *World) changePod(d Directive, p *corev1.Pod) error {
 	now := metav1.NewTime(w.now)
-	container := p.Spec.Containers[0].Name
-	terminate := func(phase corev1.PodPhase, exit int32) error {
-		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+	container := podlife.ExitingContainer("", &p.Spec)
+	// terminate ends the pod's containers as the kubelet reports it: the
+	// first exits with exit, the others with 0. The command says the pod
+	// ran, even one the file never started.
+	terminate := func(exit int32) error {
+		if podlife.IsTerminal(p) {
 			return fmt.Errorf("already %s", p.Status.Phase)
 		}
-		p.Status.Phase = phase
-		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: container, State: corev1.ContainerState{
-			Terminated: &corev1.ContainerStateTerminated{ExitCode: exit, FinishedAt: now},
-		}}}
+		if len(p.Status.ContainerStatuses) == 0 {
+			for _, c := range p.Spec.Containers {
+				p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, corev1.ContainerStatus{Name: c.Name, Image: c.Image})
+			}
+		}
+		p.Status.Phase = podlife.Terminate(p.Status.ContainerStatuses, true, func(name string) int32 {
+			if name == container {
+				return exit
+			}
+			return 0
+		}, w.now)
 		setReady(p, false, now)
 		return nil
 	}
@@ -145,17 +156,18 @@ func (w *World) changePod(d Directive, p *corev1.Pod) error {
 		}
 		p.Status.Phase = corev1.PodRunning
 		p.Spec.NodeName = "node-1"
-		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: container, State: corev1.ContainerState{
-			Running: &corev1.ContainerStateRunning{StartedAt: now},
-		}}}
+		p.Status.InitContainerStatuses, p.Status.ContainerStatuses = podlife.Running(&p.Spec, w.now)
 		ready := true
 		if v, ok := d.Arg("ready"); ok {
 			ready = v != "false"
 		}
+		for i := range p.Status.ContainerStatuses {
+			p.Status.ContainerStatuses[i].Ready = ready
+		}
 		setReady(p, ready, now)
 		return nil
 	case "succeed":
-		return terminate(corev1.PodSucceeded, 0)
+		return terminate(0)
 	case "fail":
 		exit := int32(1)
 		if v, ok := d.Arg("exit"); ok {
@@ -165,7 +177,10 @@ func (w *World) changePod(d Directive, p *corev1.Pod) error {
 			}
 			exit = int32(n)
 		}
-		return terminate(corev1.PodFailed, exit)
+		if exit == 0 {
+			return fmt.Errorf("exit=0 is a success: use succeed")
+		}
+		return terminate(exit)
 	case "disrupt":
 		reason := "EvictionByEvictionAPI"
 		if v, ok := d.Arg("reason"); ok {
@@ -177,7 +192,7 @@ func (w *World) changePod(d Directive, p *corev1.Pod) error {
 		if p.DeletionTimestamp == nil {
 			p.DeletionTimestamp, p.DeletionGracePeriodSeconds = &now, ptr(int64(30))
 		}
-		return terminate(corev1.PodFailed, 137)
+		return terminate(podlife.ExitKilled)
 	case "delete":
 		if p.DeletionTimestamp != nil {
 			return fmt.Errorf("already being deleted")
@@ -301,7 +316,7 @@ func describePod(p *corev1.Pod, finalizer string) string {
 	if p.DeletionTimestamp != nil {
 		parts = append(parts, "deleted"+at(p.DeletionTimestamp.Time))
 	}
-	if hasFinalizer(p, finalizer) {
+	if podlife.HasFinalizer(p, finalizer) {
 		parts = append(parts, "finalizer")
 	}
 	if metav1.GetControllerOfNoCopy(p) == nil {

@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/jobsync/jobsync/jobsync"
+	"github.com/jobsync/jobsync/jobsync/jobsynctest/apirules"
+	"github.com/jobsync/jobsync/jobsync/jobsynctest/podlife"
 )
 
 // A sync is Reconcile on the informer view, then the plan carried out
@@ -257,16 +259,9 @@ func (w *World) claimStep(kind string, c jobsync.PodClaim, adopt bool) step {
 		if !ok || old.UID != c.Pod.UID {
 			return text + " (the pod is gone)", nil
 		}
-		p := old.DeepCopy()
-		if adopt {
-			p.OwnerReferences = slices.DeleteFunc(p.OwnerReferences, func(r metav1.OwnerReference) bool { return r.UID == c.OwnerReference.UID })
-			p.OwnerReferences = append(p.OwnerReferences, c.OwnerReference)
-			if !hasFinalizer(p, c.Finalizer) {
-				p.Finalizers = append(p.Finalizers, c.Finalizer)
-			}
-		} else {
-			p.OwnerReferences = slices.DeleteFunc(p.OwnerReferences, func(r metav1.OwnerReference) bool { return r.UID == c.OwnerReference.UID })
-			p.Finalizers = slices.DeleteFunc(p.Finalizers, func(f string) bool { return f == c.Finalizer })
+		p, err := apirules.ApplyClaim(old, c, adopt)
+		if err != nil {
+			return text, err
 		}
 		w.storePod(p)
 		return text, nil
@@ -358,7 +353,7 @@ func (w *World) finalizerStep(r jobsync.FinalizerRemoval) step {
 		if !ok || old.UID != r.Pod.UID {
 			return text + " (the pod is gone)", nil
 		}
-		if hasFinalizer(old, w.finalizer()) {
+		if podlife.HasFinalizer(old, w.finalizer()) {
 			p := old.DeepCopy()
 			p.Finalizers = slices.DeleteFunc(p.Finalizers, func(f string) bool { return f == w.finalizer() })
 			w.storePod(p)
@@ -378,6 +373,9 @@ func (w *World) statusStep(kind, label string, st *batchv1.JobStatus, rv *string
 	return step{kind: kind, text: text, do: func() (string, error) {
 		if w.job.ResourceVersion != *rv {
 			return text, errors.New("conflict: the Job changed since the informer saw it")
+		}
+		if errs := apirules.ValidateStatusUpdate(w.job, st); len(errs) > 0 {
+			return text, fmt.Errorf("refused by the API server: %s", strings.Join(errs, "; "))
 		}
 		j := w.job.DeepCopy()
 		j.Status = *st.DeepCopy()

@@ -155,22 +155,4 @@ func (w *World) controlled(p *corev1.Pod) bool {
 	return ref != nil && ref.UID == w.job.UID
 }
 
-func hasFinalizer(p *corev1.Pod, f string) bool {
-	for _, x := range p.Finalizers {
-		if x == f {
-			return true
-		}
-	}
-	return false
-}
-
-func finished(job *batchv1.Job) bool {
-	for _, c := range job.Status.Conditions {
-		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue {
-			return true
-		}
-	}
-	return false
-}
-
 func ptr[T any](v T) *T { return &v }

@@ -1,4 +1,4 @@
-package jobsynctest
+package apirules
 
 import (
 	"slices"
@@ -111,7 +111,7 @@ func TestStatusRules(t *testing.T) {
 		{"a finished Job has a startTime", running(), func(st *batchv1.JobStatus) {
 			st.Conditions = []batchv1.JobCondition{isTrueCond(batchv1.JobFailureTarget), isTrueCond(batchv1.JobFailed)}
 			st.StartTime, st.Active, st.Ready = nil, 0, int32p(0)
-		}, []string{"startTime is immutable for an unsuspended Job once set", msgNoStartTime}},
+		}, []string{"startTime is immutable for an unsuspended Job once set", MsgNoStartTime}},
 		{"nothing uncounted once finished (checked on every write)", running(), func(st *batchv1.JobStatus) {
 			st.Conditions = []batchv1.JobCondition{isTrueCond(batchv1.JobFailureTarget), isTrueCond(batchv1.JobFailed)}
 			st.Active, st.Ready = 0, int32p(0)
@@ -161,12 +161,12 @@ func TestStatusRules(t *testing.T) {
 			covered[c.rule] = true
 			st := c.old.Status.DeepCopy()
 			c.write(st)
-			if diff := cmp.Diff(c.want, validateStatusUpdate(c.old, st)); diff != "" {
+			if diff := cmp.Diff(c.want, ValidateStatusUpdate(c.old, st)); diff != "" {
 				t.Errorf("messages (-want +got):\n%s", diff)
 			}
 			// The stored status itself is valid, but where the case stores
 			// a broken one on purpose to show a rule checked on every write.
-			if got := validateStatusUpdate(c.old, c.old.Status.DeepCopy()); len(got) > 0 && !slices.Equal(got, c.want) {
+			if got := ValidateStatusUpdate(c.old, c.old.Status.DeepCopy()); len(got) > 0 && !slices.Equal(got, c.want) {
 				t.Errorf("the stored status alone breaks %q", got)
 			}
 		})

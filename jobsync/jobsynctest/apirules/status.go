@@ -1,4 +1,4 @@
-package jobsynctest
+package apirules
 
 import (
 	"fmt"
@@ -11,14 +11,14 @@ import (
 	"github.com/jobsync/jobsync/indexes"
 )
 
-// msgNoStartTime is the rejection of a terminal condition without startTime.
-const msgNoStartTime = "startTime required for a finished Job"
+// MsgNoStartTime is the rejection of a terminal condition without startTime.
+const MsgNoStartTime = "startTime required for a finished Job"
 
-// validateStatusUpdate checks a status write to the Job old as the v1.36 API
+// ValidateStatusUpdate checks a status write to the Job old as the v1.36 API
 // server's status validation does for the built-in controller's writes,
 // limited to the rules a controller can break (statusRules), and returns
 // what each broken rule says, in the rules' order.
-func validateStatusUpdate(old *batchv1.Job, st *batchv1.JobStatus) []string {
+func ValidateStatusUpdate(old *batchv1.Job, st *batchv1.JobStatus) []string {
 	u := &statusUpdate{old: &old.Status, new: st, spec: &old.Spec}
 	u.indexed = u.spec.CompletionMode != nil && *u.spec.CompletionMode == batchv1.IndexedCompletion
 	var errs []string
@@ -134,7 +134,7 @@ var statusRules = []statusRule{
 	{"a finished Job has a startTime", func(u *statusUpdate) []string {
 		spec := u.spec
 		suspendedWithoutWork := spec.Suspend != nil && *spec.Suspend && spec.Completions != nil && *spec.Completions == 0
-		return violated(u.finishedChanged() && statusFinished(u.new) && u.new.StartTime == nil && !suspendedWithoutWork, msgNoStartTime)
+		return violated(u.finishedChanged() && statusFinished(u.new) && u.new.StartTime == nil && !suspendedWithoutWork, MsgNoStartTime)
 	}},
 	{"nothing uncounted once finished (checked on every write)", func(u *statusUpdate) []string {
 		p := u.new.UncountedTerminatedPods

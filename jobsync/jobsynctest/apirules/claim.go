@@ -1,4 +1,4 @@
-package jobsynctest
+package apirules
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"github.com/jobsync/jobsync/jobsync"
 )
 
-// applyClaim carries an adoption or a release out on a copy of the pod as
+// ApplyClaim carries an adoption or a release out on a copy of the pod as
 // the API server applies the claim's strategic merge patch (owner
 // references merge by UID, finalizers by value), from the claim's
 // structured form. An adoption puts the Job's controller reference in place
@@ -18,7 +18,7 @@ import (
 // release drops every reference with the Job's UID and the finalizer. A
 // claim for another pod of the same name is refused, as metadata.uid in the
 // patch makes the API server refuse it.
-func applyClaim(p *corev1.Pod, claim jobsync.PodClaim, adopt bool) (*corev1.Pod, error) {
+func ApplyClaim(p *corev1.Pod, claim jobsync.PodClaim, adopt bool) (*corev1.Pod, error) {
 	if claim.Pod.UID != p.UID {
 		return nil, fmt.Errorf("claim for pod %s: uid %s does not match %s", p.Name, claim.Pod.UID, p.UID)
 	}

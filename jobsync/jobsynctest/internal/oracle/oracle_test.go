@@ -1,0 +1,185 @@
+package oracle
+
+import (
+	"iter"
+	"slices"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/jobsync/jobsync/jobsync"
+)
+
+// The rules are exercised end to end by jobsynctest's runs; these tests
+// show, on a hand-made world, that each rule tested here reports what
+// breaks it and lets pass what does not.
+
+const fin = batchv1.JobTrackingFinalizer
+
+// world is a hand-made World.
+type world struct {
+	now       time.Time
+	job       *batchv1.Job
+	pods      []Pod
+	tolerated []string
+}
+
+func (w *world) Now() time.Time    { return w.now }
+func (w *world) Job() *batchv1.Job { return w.job }
+func (w *world) Pods() iter.Seq[Pod] {
+	return slices.Values(w.pods)
+}
+func (w *world) SortedPods() []Pod { return w.pods }
+func (w *world) Controlled(p *corev1.Pod) bool {
+	ref := metav1.GetControllerOfNoCopy(p)
+	return ref != nil && ref.UID == w.job.UID
+}
+func (w *world) Tolerate(note string) { w.tolerated = append(w.tolerated, note) }
+
+func newWorld(parallelism int32) *world {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	start := metav1.NewTime(t0)
+	job := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: "j", Namespace: "ns", UID: "job-uid"},
+		Spec: batchv1.JobSpec{
+			Parallelism: &parallelism, Completions: ptr(int32(4)), BackoffLimit: ptr(int32(6)), Suspend: ptr(false),
+		},
+		Status: batchv1.JobStatus{StartTime: &start, UncountedTerminatedPods: &batchv1.UncountedTerminatedPods{}},
+	}
+	return &world{now: t0.Add(time.Minute), job: job}
+}
+
+func (w *world) addPod(name string, phase corev1.PodPhase) Pod {
+	ctrl := true
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: "ns", UID: types.UID(name + "-uid"), Finalizers: []string{fin},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: "j", UID: w.job.UID, Controller: &ctrl}},
+		},
+		Status: corev1.PodStatus{Phase: phase},
+	}
+	sp := Pod{Obj: p, Index: -1}
+	w.pods = append(w.pods, sp)
+	return sp
+}
+
+func (w *world) snapshot() jobsync.Snapshot {
+	s := jobsync.Snapshot{Job: w.job.DeepCopy(), Now: w.now}
+	for _, p := range w.pods {
+		s.Pods = append(s.Pods, p.Obj)
+	}
+	return s
+}
+
+func rules(vs []Violation) []string {
+	var out []string
+	for _, v := range vs {
+		out = append(out, v.Rule)
+	}
+	return out
+}
+
+func TestWriteAhead(t *testing.T) {
+	w := newWorld(2)
+	done := w.addPod("a", corev1.PodSucceeded)
+	k := New(w, jobsync.Options{}, fin, 1)
+
+	// The finalizer goes before the status records the pod.
+	k.FinalizerRemoval(done, false, &jobsync.Plan{}, w.snapshot())
+	if got := rules(k.Take()); !slices.Equal(got, []string{"write-ahead"}) {
+		t.Errorf("removal before the record: violations %v, want write-ahead", got)
+	}
+
+	// Recorded first, as the rule asks.
+	w2 := newWorld(2)
+	done2 := w2.addPod("a", corev1.PodSucceeded)
+	w2.job.Status.UncountedTerminatedPods.Succeeded = []types.UID{done2.Obj.UID}
+	k2 := New(w2, jobsync.Options{}, fin, 1)
+	k2.FinalizerRemoval(done2, false, &jobsync.Plan{}, w2.snapshot())
+	if got := k2.Take(); len(got) != 0 {
+		t.Errorf("removal after the record: violations %v, want none", got)
+	}
+}
+
+func TestReleasedActive(t *testing.T) {
+	w := newWorld(2)
+	running := w.addPod("a", corev1.PodRunning)
+	k := New(w, jobsync.Options{}, fin, 1)
+	k.FinalizerRemoval(running, false, &jobsync.Plan{}, w.snapshot())
+	if got := rules(k.Take()); !slices.Equal(got, []string{"released-active"}) {
+		t.Errorf("a running pod released: violations %v, want released-active", got)
+	}
+}
+
+func TestParallelism(t *testing.T) {
+	w := newWorld(2)
+	w.addPod("a", corev1.PodRunning)
+	w.addPod("b", corev1.PodSucceeded) // terminal: not active
+	created := w.addPod("c", corev1.PodPending)
+	k := New(w, jobsync.Options{}, fin, 1)
+	k.Created(created, &jobsync.Plan{}, w.snapshot())
+	if got := k.Take(); len(got) != 0 {
+		t.Errorf("2 active, parallelism 2: violations %v, want none", got)
+	}
+	third := w.addPod("d", corev1.PodPending)
+	k.Created(third, &jobsync.Plan{}, w.snapshot())
+	if got := rules(k.Take()); !slices.Equal(got, []string{"parallelism"}) {
+		t.Errorf("3 active, parallelism 2: violations %v, want parallelism", got)
+	}
+}
+
+func TestSuspendedCreation(t *testing.T) {
+	w := newWorld(2)
+	w.job.Spec.Suspend = ptr(true)
+	created := w.addPod("a", corev1.PodPending)
+	k := New(w, jobsync.Options{}, fin, 1)
+	k.Created(created, &jobsync.Plan{}, w.snapshot())
+	if got := rules(k.Take()); !slices.Equal(got, []string{"suspended"}) {
+		t.Errorf("created while suspended: violations %v, want suspended", got)
+	}
+}
+
+func TestRejected(t *testing.T) {
+	w := newWorld(1)
+	k := New(w, jobsync.Options{}, fin, 1)
+	k.Rejected("status", []string{"counters must not be negative"}, false)
+	if got := rules(k.Take()); !slices.Equal(got, []string{"status-rejected"}) {
+		t.Errorf("a refused write: violations %v, want status-rejected", got)
+	}
+	// Upstream's own refusal: a Job that finished while suspended.
+	w.job.Spec.Suspend = ptr(true)
+	k.Rejected("status", []string{"startTime required for a finished Job"}, true)
+	if got := k.Take(); len(got) != 0 || len(w.tolerated) != 1 {
+		t.Errorf("the tolerated refusal: violations %v, tolerated %v; want none and one note", got, w.tolerated)
+	}
+}
+
+func TestCountAtEnd(t *testing.T) {
+	w := newWorld(1)
+	failed := w.addPod("a", corev1.PodFailed)
+	w.job.Status.UncountedTerminatedPods.Failed = []types.UID{failed.Obj.UID}
+	k := New(w, jobsync.Options{}, fin, 1)
+	k.FinalizerRemoval(failed, false, &jobsync.Plan{}, w.snapshot())
+	failed.Obj.Finalizers = nil
+	// The Job ends Failed without counting the pod.
+	w.job.Status.UncountedTerminatedPods.Failed = nil
+	w.job.Status.Conditions = []batchv1.JobCondition{
+		{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, Reason: batchv1.JobReasonBackoffLimitExceeded},
+		{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: batchv1.JobReasonBackoffLimitExceeded},
+	}
+	k.AtEnd(false)
+	if got := rules(k.Take()); !slices.Equal(got, []string{"count"}) {
+		t.Errorf("a failed pod not counted: violations %v, want count", got)
+	}
+	w.job.Status.Failed = 1
+	k.AtEnd(false)
+	if got := k.Take(); len(got) != 0 {
+		t.Errorf("counted once: violations %v, want none", got)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
