@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/jobsync/jobsync/jobsync"
+	"github.com/jobsync/jobsync/jobspec"
 	"github.com/jobsync/jobsync/jobsync/jobsynctest/apirules"
 )
 
@@ -114,7 +114,7 @@ func TestStatuses(t *testing.T) {
 			if final.StartTime == nil || (c.condition == batchv1.JobComplete) != (final.CompletionTime != nil) {
 				t.Errorf("startTime %v, completionTime %v", final.StartTime, final.CompletionTime)
 			}
-			stored := jobsync.Default(c.job)
+			stored := jobspec.Default(c.job)
 			for i, st := range all {
 				if errs := apirules.ValidateStatusUpdate(stored, &st); len(errs) > 0 {
 					t.Fatalf("status %d of %d is refused after the one before it: %s", i+1, len(all), strings.Join(errs, "; "))
@@ -122,7 +122,7 @@ func TestStatuses(t *testing.T) {
 				stored = stored.DeepCopy()
 				stored.Status = st
 			}
-			if errs := apirules.ValidateStatusUpdate(jobsync.Default(c.job), &final); len(errs) > 0 {
+			if errs := apirules.ValidateStatusUpdate(jobspec.Default(c.job), &final); len(errs) > 0 {
 				t.Errorf("the final status is refused on a new Job: %s", strings.Join(errs, "; "))
 			}
 		})
