@@ -1,0 +1,23 @@
+package customresource
+
+import (
+	_ "embed"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Kind and Resource name TrainingRuns, the resource of crd.yaml.
+var (
+	Kind     = schema.GroupVersionKind{Group: "batch.example.com", Version: "v1", Kind: "TrainingRun"}
+	Resource = Kind.GroupVersion().WithResource("trainingruns")
+)
+
+// CRD is crd.yaml, the CustomResourceDefinition of TrainingRuns.
+//
+//go:embed crd.yaml
+var CRD []byte
+
+// Finalizer is the tracking finalizer on TrainingRuns' pods. It is not
+// batch/v1's: kube-controller-manager's Job controller takes that one off
+// every pod that no Job controls.
+const Finalizer = "batch.example.com/trainingrun-tracking"
