@@ -9,6 +9,7 @@ import (
 	"github.com/jobsync/jobsync/conformance/gen"
 	"github.com/jobsync/jobsync/conformance/harness"
 	"github.com/jobsync/jobsync/internal/testsupport/adversarial"
+	"github.com/jobsync/jobsync/jobspec"
 	"github.com/jobsync/jobsync/jobsync"
 )
 
@@ -22,7 +23,7 @@ import (
 //     refusal must name a Job the API server would not store, a status it
 //     would not accept, a counter past int32 (DEVIATIONS.md D1) or pods no
 //     informer lists (a nil pod, a UID twice);
-//   - for a Job the API server stores (jobsync.Validate finds nothing),
+//   - for a Job the API server stores (jobspec.Validate finds nothing),
 //     both sides decide and differ outside DEVIATIONS.md, or the library
 //     writes a status the API server rejects while it accepts upstream's.
 //
@@ -59,7 +60,7 @@ func FuzzDifferential(f *testing.F) {
 			}
 			return
 		}
-		if len(jobsync.Validate(s.Job)) > 0 {
+		if len(jobspec.Validate(s.Job)) > 0 {
 			return
 		}
 		v := harness.Check(gen.Case{Family: "adversarial", Snapshot: s})
@@ -112,7 +113,7 @@ func refusalUnjustified(s jobsync.Snapshot, err error) string {
 	case ie.Field == "job":
 		return ""
 	}
-	if len(jobsync.Validate(s.Job)) > 0 {
+	if len(jobspec.Validate(s.Job)) > 0 {
 		return "" // the API server would not store this Job
 	}
 	if _, err := apival.CreateJob(s.Job); err != nil {

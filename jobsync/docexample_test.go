@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/jobsync/jobsync/jobspec"
 	"github.com/jobsync/jobsync/jobsync"
 )
 
@@ -25,7 +26,7 @@ import (
 // FailureTarget written before Failed.
 func TestDocumentedPerIndexExample(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	job := jobsync.Default(&batchv1.Job{
+	job := jobspec.Default(&batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: "job-backoff-limit-per-index-example", Namespace: "default", UID: "job-uid", CreationTimestamp: metav1.NewTime(start)},
 		Spec: batchv1.JobSpec{
 			Completions:          ptr(int32(10)),
@@ -39,7 +40,7 @@ func TestDocumentedPerIndexExample(t *testing.T) {
 			}},
 		},
 	})
-	if errs := jobsync.Validate(job); len(errs) > 0 {
+	if errs := jobspec.Validate(job); len(errs) > 0 {
 		t.Fatalf("the documented Job does not validate: %v", errs)
 	}
 

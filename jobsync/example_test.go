@@ -127,36 +127,3 @@ func Example_externalController() {
 	// succeeded: 2 last condition: Complete
 	// built-in controller: the Job is managed by "example.com/batch-controller", not by "kubernetes.io/job-controller"
 }
-
-// A hand-written Job, as a simulator or a YAML file gives it, lacks what the
-// API server fills in. Default fills it in (selector and labels from the
-// UID, parallelism, backoffLimit, completion mode and more), Validate
-// reports what the API server would reject, and Reconcile then takes it.
-func ExampleDefault() {
-	job := jobsync.Default(&batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Name: "pi", Namespace: "default", UID: "3d8c1a7e"},
-		Spec: batchv1.JobSpec{
-			Completions: ptr(int32(3)),
-			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
-				RestartPolicy: corev1.RestartPolicyNever,
-				Containers:    []corev1.Container{{Name: "pi", Image: "perl:5.34.0"}},
-			}},
-		},
-	})
-	fmt.Println("parallelism", *job.Spec.Parallelism, "backoffLimit", *job.Spec.BackoffLimit, "mode", *job.Spec.CompletionMode)
-	fmt.Println("selector", job.Spec.Selector.MatchLabels)
-	fmt.Println("errors:", jobsync.Validate(job))
-
-	plan, err := jobsync.Reconcile(jobsync.Snapshot{Job: job, Now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}, jobsync.Options{})
-	fmt.Println("creations:", len(plan.Creations), err)
-
-	job.Spec.Parallelism = nil // as if never defaulted
-	_, err = jobsync.Reconcile(jobsync.Snapshot{Job: job}, jobsync.Options{})
-	fmt.Println(err)
-	// Output:
-	// parallelism 1 backoffLimit 6 mode NonIndexed
-	// selector map[batch.kubernetes.io/controller-uid:3d8c1a7e]
-	// errors: []
-	// creations: 1 <nil>
-	// job.spec.parallelism: is nil; the API server defaults it (see Default)
-}

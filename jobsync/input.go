@@ -36,13 +36,13 @@ func checkJob(job *batchv1.Job) error {
 	}
 	spec := &job.Spec
 	if spec.Parallelism == nil {
-		return inputErr("job.spec.parallelism", nil, "is nil; the API server defaults it (see Default)")
+		return inputErr("job.spec.parallelism", nil, "is nil; the API server defaults it (see jobspec.Default)")
 	}
 	if *spec.Parallelism < 0 {
 		return inputErr("job.spec.parallelism", *spec.Parallelism, "must not be negative")
 	}
 	if spec.BackoffLimit == nil {
-		return inputErr("job.spec.backoffLimit", nil, "is nil; the API server defaults it (see Default)")
+		return inputErr("job.spec.backoffLimit", nil, "is nil; the API server defaults it (see jobspec.Default)")
 	}
 	if *spec.BackoffLimit < 0 {
 		return inputErr("job.spec.backoffLimit", *spec.BackoffLimit, "must not be negative")

@@ -16,7 +16,7 @@ import (
 // Snapshot is everything one sync reads.
 type Snapshot struct {
 	// Job is the Job as the caller's informer sees it. Fields that the API
-	// server defaults must be set (see Default).
+	// server defaults must be set (see jobspec.Default).
 	Job *batchv1.Job
 	// Pods are the pods the caller has for the Job: those controlled by it
 	// and, to be considered for adoption, orphans matching its selector.

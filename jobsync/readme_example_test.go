@@ -24,7 +24,7 @@ type memory struct {
 func syncJob(job *batchv1.Job, listPods func(*batchv1.Job) []*corev1.Pod, mem *memory,
 	carryOut func(jobsync.Snapshot, jobsync.Plan) (jobsync.Plan, jobsync.Progress)) error {
 	snap := jobsync.Snapshot{
-		Job:          job, // as your informer sees it (API-server defaulted: see jobsync.Default)
+		Job:          job, // as your informer sees it (API-server defaulted: see jobspec.Default)
 		Now:          time.Now(),
 		Expectations: mem.exp, // kept by Advance, lowered since by what you observed (jobsync.Observe)
 		Backoff:      mem.backoff,

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/jobsync/jobsync/jobspec"
 	"github.com/jobsync/jobsync/jobsync"
 	"github.com/jobsync/jobsync/jobsync/jobsynctest"
 )
@@ -127,7 +128,7 @@ func runJob(objs []object) (*batchv1.Job, error) {
 	if check.UID == "" {
 		check.UID = "uid-to-be-assigned" // as the API server does before validating
 	}
-	if errs := jobsync.Validate(jobsync.Default(check)); len(errs) > 0 {
+	if errs := jobspec.Validate(jobspec.Default(check)); len(errs) > 0 {
 		msgs := make([]string, len(errs))
 		for i, e := range errs {
 			msgs[i] = e.Error()

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/jobsync/jobsync/jobspec"
 	"github.com/jobsync/jobsync/jobsync"
 )
 
@@ -79,8 +80,8 @@ func assemblePlanInput(objs []object) (planInput, error) {
 	}
 	// Default changes nothing on a Job read from the API server; it fills in
 	// what a hand-edited copy may have dropped (suspend, completionMode...).
-	in.job = jobsync.Default(job)
-	if errs := jobsync.Validate(in.job); len(errs) > 0 {
+	in.job = jobspec.Default(job)
+	if errs := jobspec.Validate(in.job); len(errs) > 0 {
 		msgs := make([]string, len(errs))
 		for i, e := range errs {
 			msgs[i] = e.Error()

@@ -16,6 +16,7 @@ import (
 
 	"github.com/jobsync/jobsync/conformance/gen"
 	"github.com/jobsync/jobsync/internal/testsupport/adversarial"
+	"github.com/jobsync/jobsync/jobspec"
 	"github.com/jobsync/jobsync/jobsync"
 )
 
@@ -197,7 +198,7 @@ func TestWithHeld(t *testing.T) {
 // nothing of the library as it is, and reports a library that decides the
 // split or refuses it with another kind of error.
 func TestHeldChangesWantsListedAndHeldRefused(t *testing.T) {
-	job := jobsync.Default(&batchv1.Job{
+	job := jobspec.Default(&batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: "j", Namespace: "ns", UID: "job-uid"},
 		Spec: batchv1.JobSpec{
 			ManualSelector: ptr.To(true),

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/tools/events"
 
 	"github.com/jobsync/jobsync/controller/memory"
+	"github.com/jobsync/jobsync/jobspec"
 	"github.com/jobsync/jobsync/jobsync"
 )
 
@@ -25,7 +26,7 @@ import (
 // API server stores it.
 func deadlineJob() *batchv1.Job {
 	three, deadline := int32(3), int64(20)
-	job := jobsync.Default(&batchv1.Job{
+	job := jobspec.Default(&batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "pi", UID: "job-uid", ResourceVersion: "1"},
 		Spec: batchv1.JobSpec{
 			Parallelism: &three, Completions: &three, ActiveDeadlineSeconds: &deadline,

@@ -15,11 +15,12 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/jobsync/jobsync/jobspec"
 	"github.com/jobsync/jobsync/jobsync"
 )
 
 func jobManagedBy(name string, managedBy *string) *batchv1.Job {
-	return jobsync.Default(&batchv1.Job{
+	return jobspec.Default(&batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID("uid-" + name), ResourceVersion: "1"},
 		Spec: batchv1.JobSpec{
 			Parallelism: new(int32(2)), Completions: new(int32(2)), ManagedBy: managedBy,

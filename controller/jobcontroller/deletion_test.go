@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/jobsync/jobsync/expectations"
+	"github.com/jobsync/jobsync/jobspec"
 	"github.com/jobsync/jobsync/jobsync"
 )
 
@@ -25,7 +26,7 @@ const testController = "example.com/jobsync"
 
 // testJob is a defaulted Job of testController, of one pod.
 func testJob(uid types.UID) *batchv1.Job {
-	return jobsync.Default(&batchv1.Job{
+	return jobspec.Default(&batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "pi", UID: uid, ResourceVersion: "1"},
 		Spec: batchv1.JobSpec{
 			Parallelism: new(int32(1)), Completions: new(int32(1)), ManagedBy: new(testController),

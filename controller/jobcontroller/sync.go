@@ -51,7 +51,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	// would create one too many; a finalizer removal just observed would be
 	// sent again.
 	//
-	// A Job read from the API server is already defaulted (jobsync.Default
+	// A Job read from the API server is already defaulted (jobspec.Default
 	// would change nothing), so it is handed over as the cache holds it;
 	// Reconcile neither keeps nor modifies it.
 	snap, err := c.store.Snapshot(job, c.opts.Clock.Now(), kit.IndexerPods(c.podIndex))

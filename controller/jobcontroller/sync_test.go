@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/jobsync/jobsync/expectations"
+	"github.com/jobsync/jobsync/jobspec"
 	"github.com/jobsync/jobsync/jobsync"
 )
 
@@ -49,7 +50,7 @@ func TestSyncReadsTheMemoryBeforeThePods(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	job := jobsync.Default(&batchv1.Job{
+	job := jobspec.Default(&batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "pi", UID: "job-uid", ResourceVersion: "1"},
 		Spec: batchv1.JobSpec{
 			Parallelism: new(int32(2)), Completions: new(int32(2)), ManagedBy: new(name),

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/jobsync/jobsync/controller/memory"
+	"github.com/jobsync/jobsync/jobspec"
 	"github.com/jobsync/jobsync/jobsync"
 )
 
@@ -18,7 +19,7 @@ import (
 func Example() {
 	store := memory.NewStore()
 	parallelism, completions := int32(2), int32(2)
-	job := jobsync.Default(&batchv1.Job{
+	job := jobspec.Default(&batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "pi", UID: "0a1b"},
 		Spec: batchv1.JobSpec{
 			Parallelism: &parallelism, Completions: &completions,

@@ -12,11 +12,12 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 
 	"github.com/jobsync/jobsync/alpha/workload136"
+	"github.com/jobsync/jobsync/jobspec"
 	"github.com/jobsync/jobsync/jobsync"
 )
 
 func init() {
-	job := jobsync.Default(newGangJob())
+	job := jobspec.Default(newGangJob())
 	plan, err := workload136.Reconcile(workload136.Snapshot{Snapshot: jobsync.Snapshot{Job: job, Now: time.Now()}}, jobsync.Options{})
 	if err != nil || plan.WorkloadCreation == nil || plan.PodGroupCreation == nil {
 		fmt.Fprintf(os.Stderr, "workload136: no Workload and PodGroup for a gang Job (error %v)\n", err)

@@ -24,6 +24,7 @@ import (
 
 	"github.com/jobsync/jobsync/controller/executor"
 	"github.com/jobsync/jobsync/controller/memory"
+	"github.com/jobsync/jobsync/jobspec"
 	"github.com/jobsync/jobsync/jobsync"
 )
 
@@ -45,7 +46,7 @@ func newJob() *batchv1.Job {
 }
 
 func main() {
-	job := jobsync.Default(newJob())
+	job := jobspec.Default(newJob())
 	opts := jobsync.Options{ControllerName: "example.com/consumer", TrackingFinalizer: "example.com/consumer"}
 	store := memory.NewStore()
 	// The store reads the Job's memory, then lists its pods (none yet).

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jobsync/jobsync/backoff"
 	"github.com/jobsync/jobsync/expectations"
+	"github.com/jobsync/jobsync/jobspec"
 	"github.com/jobsync/jobsync/jobsync"
 )
 
@@ -142,7 +143,7 @@ func (q *eventQueue) Pop() any {
 }
 
 // NewCluster returns a cluster holding job, defaulted as the API server
-// would (jobsync.Default) and validated (jobsync.Validate); job itself is
+// would (jobspec.Default) and validated (jobspec.Validate); job itself is
 // not modified. A Job without namespace gets "default", one without UID a
 // UID drawn from the seed. The controller's first sync is due at
 // cfg.Start.
@@ -187,8 +188,8 @@ func NewCluster(job *batchv1.Job, cfg Config) (*Cluster, error) {
 	if j.UID == "" {
 		j.UID = c.newUID()
 	}
-	j = jobsync.Default(j)
-	if errs := jobsync.Validate(j); len(errs) > 0 {
+	j = jobspec.Default(j)
+	if errs := jobspec.Validate(j); len(errs) > 0 {
 		return nil, fmt.Errorf("jobsynctest: invalid Job: %w", errs.ToAggregate())
 	}
 	indexed := j.Spec.CompletionMode != nil && *j.Spec.CompletionMode == batchv1.IndexedCompletion

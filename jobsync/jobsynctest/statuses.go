@@ -26,7 +26,7 @@ import (
 //
 // The clock starts at the Job's creationTimestamp, or DefaultStart when it
 // has none; times in the statuses come from it. The Job is defaulted as
-// the API server would (jobsync.Default) and must be valid; it is not
+// the API server would (jobspec.Default) and must be valid; it is not
 // modified. A run that does not end with the Job finished (a Job
 // suspended, managed by another controller, or whose pods run forever
 // without a deadline) is an error that says how it ended, as are an

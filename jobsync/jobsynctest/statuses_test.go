@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/jobsync/jobsync/jobsync"
+	"github.com/jobsync/jobsync/jobspec"
 )
 
 // statusJob is a Job of two completions, two at a time, whose pods never
@@ -113,7 +113,7 @@ func TestStatuses(t *testing.T) {
 			if final.StartTime == nil || (c.condition == batchv1.JobComplete) != (final.CompletionTime != nil) {
 				t.Errorf("startTime %v, completionTime %v", final.StartTime, final.CompletionTime)
 			}
-			stored := jobsync.Default(c.job)
+			stored := jobspec.Default(c.job)
 			for i, st := range all {
 				if errs := validateStatusUpdate(stored, &st); len(errs) > 0 {
 					t.Fatalf("status %d of %d is refused after the one before it: %s", i+1, len(all), strings.Join(errs, "; "))
@@ -121,7 +121,7 @@ func TestStatuses(t *testing.T) {
 				stored = stored.DeepCopy()
 				stored.Status = st
 			}
-			if errs := validateStatusUpdate(jobsync.Default(c.job), &final); len(errs) > 0 {
+			if errs := validateStatusUpdate(jobspec.Default(c.job), &final); len(errs) > 0 {
 				t.Errorf("the final status is refused on a new Job: %s", strings.Join(errs, "; "))
 			}
 		})

@@ -23,7 +23,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/jobsync/jobsync/controller/jobcontroller"
-	"github.com/jobsync/jobsync/jobsync"
+	"github.com/jobsync/jobsync/jobspec"
 )
 
 // get is curl: the status and body of a GET of url.
@@ -127,7 +127,7 @@ func TestMetricsOfASync(t *testing.T) {
 	go func() { runDone <- ctrl.Run(ctx) }()
 	defer func() { cancel(); <-runDone }()
 
-	job := jobsync.Default(&batchv1.Job{
+	job := jobspec.Default(&batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "pi", UID: "job-uid"},
 		Spec: batchv1.JobSpec{
 			Parallelism: new(int32(2)), Completions: new(int32(2)), ManagedBy: new(name),

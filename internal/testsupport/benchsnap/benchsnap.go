@@ -21,6 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/jobsync/jobsync/jobspec"
 	"github.com/jobsync/jobsync/jobsync"
 )
 
@@ -84,7 +85,7 @@ func Job(n int, m Mode) *batchv1.Job {
 	if m == Indexed {
 		mode = batchv1.IndexedCompletion
 	}
-	job := jobsync.Default(&batchv1.Job{
+	job := jobspec.Default(&batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:              "bench",
 			Namespace:         "default",

@@ -14,7 +14,7 @@ import (
 	"github.com/jobsync/jobsync/backoff"
 	"github.com/jobsync/jobsync/expectations"
 	"github.com/jobsync/jobsync/internal/testsupport/scenario"
-	"github.com/jobsync/jobsync/jobsync"
+	"github.com/jobsync/jobsync/jobspec"
 )
 
 // The commands that set the scene and change the world between syncs.
@@ -30,7 +30,7 @@ func (w *World) createJob(d Directive, out *lines) error {
 	if err := yaml.UnmarshalStrict([]byte(d.Input), &in); err != nil {
 		return fmt.Errorf("reading the Job: %w", err)
 	}
-	job := jobsync.Default(scenario.Job(in))
+	job := jobspec.Default(scenario.Job(in))
 	job.CreationTimestamp = metav1.NewTime(Epoch)
 	job.ResourceVersion = w.nextRV()
 	w.job, w.viewJob = job, job

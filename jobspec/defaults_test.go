@@ -1,4 +1,4 @@
-package jobsync_test
+package jobspec_test
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"pgregory.net/rapid"
 
-	"github.com/jobsync/jobsync/jobsync"
+	"github.com/jobsync/jobsync/jobspec"
 )
 
 func dvPtr[T any](v T) *T { return &v }
@@ -254,7 +254,7 @@ func TestDefault(t *testing.T) {
 			before := in.DeepCopy()
 			want := dvDefaulted()
 			tt.want(want)
-			got := jobsync.Default(in)
+			got := jobspec.Default(in)
 			if d := cmp.Diff(want, got); d != "" {
 				t.Errorf("Default (-want +got):\n%s", d)
 			}
@@ -266,7 +266,7 @@ func TestDefault(t *testing.T) {
 }
 
 func TestDefaultNil(t *testing.T) {
-	if got := jobsync.Default(nil); got != nil {
+	if got := jobspec.Default(nil); got != nil {
 		t.Errorf("Default(nil) = %v, want nil", got)
 	}
 }
@@ -279,7 +279,7 @@ func TestDefaultSharesNothing(t *testing.T) {
 	in.Spec.Template.Labels = map[string]string{"app": "pi"}
 	in.Spec.Selector = dvSelector("app", "pi")
 	before := in.DeepCopy()
-	out := jobsync.Default(in)
+	out := jobspec.Default(in)
 	out.Labels["x"] = "1"
 	out.Spec.Template.Labels["y"] = "2"
 	out.Spec.Selector.MatchLabels["z"] = "3"
@@ -298,29 +298,29 @@ func TestPropertyDefaultIdempotentAndPure(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		job := dvWildJob(t)
 		before := job.DeepCopy()
-		once := jobsync.Default(job)
+		once := jobspec.Default(job)
 		if d := cmp.Diff(before, job); d != "" {
 			t.Fatalf("Default modified its input (-before +after):\n%s", d)
 		}
-		if d := cmp.Diff(once, jobsync.Default(job)); d != "" {
+		if d := cmp.Diff(once, jobspec.Default(job)); d != "" {
 			t.Fatalf("Default is not deterministic:\n%s", d)
 		}
 		onceCopy := once.DeepCopy()
-		twice := jobsync.Default(once)
+		twice := jobspec.Default(once)
 		if d := cmp.Diff(once, twice); d != "" {
 			t.Fatalf("Default is not idempotent (-once +twice):\n%s", d)
 		}
 		if d := cmp.Diff(onceCopy, once); d != "" {
 			t.Fatalf("Default modified its (defaulted) input:\n%s", d)
 		}
-		errs := jobsync.Validate(once)
-		if d := cmp.Diff(dvErrKeys(errs), dvErrKeys(jobsync.Validate(once))); d != "" {
+		errs := jobspec.Validate(once)
+		if d := cmp.Diff(dvErrKeys(errs), dvErrKeys(jobspec.Validate(once))); d != "" {
 			t.Fatalf("Validate is not deterministic:\n%s", d)
 		}
 		if d := cmp.Diff(onceCopy, once); d != "" {
 			t.Fatalf("Validate modified its input:\n%s", d)
 		}
-		_ = jobsync.Validate(job) // not defaulted: errors, never a panic
+		_ = jobspec.Validate(job) // not defaulted: errors, never a panic
 	})
 }
 
@@ -329,7 +329,7 @@ func TestPropertyDefaultIdempotentAndPure(t *testing.T) {
 func TestPropertyDefaultedReasonableJobsAreValid(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		job := dvReasonableJob(t)
-		if errs := jobsync.Validate(jobsync.Default(job)); len(errs) != 0 {
+		if errs := jobspec.Validate(jobspec.Default(job)); len(errs) != 0 {
 			t.Fatalf("Validate(Default(job)) = %v, want no errors", errs)
 		}
 	})

@@ -1,4 +1,4 @@
-package jobsync
+package jobspec
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package jobsync_test
+package jobspec_test
 
 import (
 	"strings"
@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
-	"github.com/jobsync/jobsync/jobsync"
+	"github.com/jobsync/jobsync/jobspec"
 )
 
 // dvErr is what a test pins of a field.Error: its type, path and value.
@@ -522,12 +522,12 @@ func TestValidate(t *testing.T) {
 			if tt.raw != nil {
 				tt.raw(raw)
 			}
-			job := jobsync.Default(raw)
+			job := jobspec.Default(raw)
 			if tt.post != nil {
 				tt.post(job)
 			}
 			before := job.DeepCopy()
-			errs := jobsync.Validate(job)
+			errs := jobspec.Validate(job)
 			if d := cmp.Diff(tt.want, dvErrKeys(errs)); d != "" {
 				t.Errorf("Validate (-want +got):\n%s\nerrors: %v", d, errs)
 			}
@@ -544,7 +544,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestValidateNil(t *testing.T) {
-	errs := jobsync.Validate(nil)
+	errs := jobspec.Validate(nil)
 	if d := cmp.Diff([]dvErr{required("")}, dvErrKeys(errs)); d != "" {
 		t.Errorf("Validate(nil) (-want +got):\n%s", d)
 	}
@@ -555,10 +555,10 @@ func TestValidateNil(t *testing.T) {
 func TestValidateOrderIsStable(t *testing.T) {
 	raw := dvRawJob()
 	raw.Spec.Template.Labels = map[string]string{"a b": "1", "c d": "2", "e f": "3", "g h": "4", "i j": "5"}
-	job := jobsync.Default(raw)
-	first := dvErrKeys(jobsync.Validate(job))
+	job := jobspec.Default(raw)
+	first := dvErrKeys(jobspec.Validate(job))
 	for range 20 {
-		if d := cmp.Diff(first, dvErrKeys(jobsync.Validate(job))); d != "" {
+		if d := cmp.Diff(first, dvErrKeys(jobspec.Validate(job))); d != "" {
 			t.Fatalf("order changed:\n%s", d)
 		}
 	}
@@ -593,20 +593,20 @@ func FuzzDefaultValidate(f *testing.F) {
 		if job != nil {
 			before = job.DeepCopy()
 		}
-		_ = jobsync.Validate(job).ToAggregate() // the raw Job: errors, never a panic
-		once := jobsync.Default(job)
+		_ = jobspec.Validate(job).ToAggregate() // the raw Job: errors, never a panic
+		once := jobspec.Default(job)
 		if d := cmp.Diff(before, job); d != "" {
 			t.Fatalf("Default modified its input:\n%s", d)
 		}
-		if d := cmp.Diff(once, jobsync.Default(once)); d != "" {
+		if d := cmp.Diff(once, jobspec.Default(once)); d != "" {
 			t.Fatalf("Default is not idempotent (-once +twice):\n%s", d)
 		}
 		var onceCopy *batchv1.Job
 		if once != nil {
 			onceCopy = once.DeepCopy()
 		}
-		errs := jobsync.Validate(once)
-		if d := cmp.Diff(dvErrKeys(errs), dvErrKeys(jobsync.Validate(once))); d != "" {
+		errs := jobspec.Validate(once)
+		if d := cmp.Diff(dvErrKeys(errs), dvErrKeys(jobspec.Validate(once))); d != "" {
 			t.Fatalf("Validate is not deterministic:\n%s", d)
 		}
 		if d := cmp.Diff(onceCopy, once); d != "" {
