@@ -51,6 +51,9 @@ type ActivePods struct {
 	job     *batchv1.Job
 	indexed bool
 	match   *labelMatcher
+	// ownerKind is the kind a pod's controller reference must name (see
+	// Options.Owner); Reconcile refuses the set under another.
+	ownerKind string
 
 	pods []heldPod
 	at   map[types.UID]int // position in pods
@@ -74,10 +77,16 @@ type heldPod struct {
 }
 
 // NewActivePods returns an empty set of active pods of job, to be handed
-// to Reconcile with the same Job (or later versions of it). For a nil Job,
-// the set takes no pod.
+// to Reconcile with the same Job (or later versions of it) and an Options
+// whose Owner is zero (batch/v1 Job). For a nil Job, the set takes no pod.
 func NewActivePods(job *batchv1.Job) *ActivePods {
-	a := &ActivePods{at: make(map[types.UID]int), indexes: newIndexTally()}
+	return NewActivePodsFor(job, Options{})
+}
+
+// NewActivePodsFor is NewActivePods for Reconcile called with opts: the set
+// takes the pods whose controller reference names opts.Owner's kind.
+func NewActivePodsFor(job *batchv1.Job, opts Options) *ActivePods {
+	a := &ActivePods{at: make(map[types.UID]int), indexes: newIndexTally(), ownerKind: opts.withDefaults().Owner.Kind}
 	if job != nil {
 		a.job, a.indexed = job, isIndexed(job)
 		a.match = newLabelMatcher(job.Spec.Selector)
@@ -168,7 +177,7 @@ func (a *ActivePods) accept(p *corev1.Pod) (heldPod, bool) {
 		return heldPod{}, false
 	}
 	ref := controllerOf(p)
-	if ref == nil || !isJobRef(ref, a.job) || !a.match.matches(p.Labels) {
+	if ref == nil || !isJobRef(ref, a.job, a.ownerKind) || !a.match.matches(p.Labels) {
 		return heldPod{}, false
 	}
 	h := heldPod{pod: p, index: indexes.Unknown, ready: podorder.IsReady(p)}

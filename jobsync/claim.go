@@ -13,27 +13,15 @@ import (
 // patch, under which owner references merge by UID and finalizers by value.
 const ClaimPatchType = types.StrategicMergePatchType
 
-// jobOwnerReference is the controller reference a Job puts on its pods,
-// created or adopted.
-func jobOwnerReference(job *batchv1.Job) metav1.OwnerReference {
-	yes := true
-	return metav1.OwnerReference{
-		APIVersion:         batchv1.SchemeGroupVersion.String(),
-		Kind:               "Job",
-		Name:               job.Name,
-		UID:                job.UID,
-		Controller:         &yes,
-		BlockOwnerDeletion: &yes,
-	}
-}
-
-// adoption is the claim that makes an orphan the Job's. Its patch merges the
+// adoption is the claim that makes an orphan the Job's, under the owner
+// kind of opts (defaulted by the caller). Its patch merges the
 // Job's controller reference into the pod's owner references (replacing a
 // non-controller reference with the same UID, since the merge key is the
 // UID) and adds the tracking finalizer. The pod's UID in the patch is a
 // precondition: a pod recreated under the same name is left alone.
-func adoption(job *batchv1.Job, p *corev1.Pod, finalizer string) PodClaim {
-	ref := jobOwnerReference(job)
+func adoption(job *batchv1.Job, p *corev1.Pod, opts Options) PodClaim {
+	finalizer := opts.TrackingFinalizer
+	ref := OwnerReference(job, opts)
 	body := struct {
 		Metadata struct {
 			OwnerReferences []metav1.OwnerReference `json:"ownerReferences"`

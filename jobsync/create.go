@@ -34,7 +34,8 @@ func (sync *syncState) addCreation(c *podCounts, ix int, reason string, lastFail
 
 // newPod builds the pod upstream creates from the Job's template: the
 // template's labels, annotations, finalizers and spec, plus the tracking
-// finalizer, the controller owner reference and generateName "<job>-". An
+// finalizer, the controller owner reference (naming Options.Owner) and
+// generateName "<job>-". An
 // Indexed pod also gets its index as annotation and label, the hostname
 // "<job>-<index>", generateName "<job>-<index>-", JOB_COMPLETION_INDEX in
 // every container and init container, and with backoffLimitPerIndex the
@@ -50,7 +51,7 @@ func (sync *syncState) newPod(ix int, lastFailure *podRecord) *corev1.Pod {
 			Labels:          make(map[string]string, len(tmpl.Labels)+1),
 			Annotations:     make(map[string]string, len(tmpl.Annotations)+3),
 			Finalizers:      append(make([]string, 0, len(tmpl.Finalizers)+1), tmpl.Finalizers...),
-			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(job, batchv1.SchemeGroupVersion.WithKind("Job"))},
+			OwnerReferences: []metav1.OwnerReference{OwnerReference(job, sync.opts)},
 		},
 		Spec: *tmpl.Spec.DeepCopy(),
 	}

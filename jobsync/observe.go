@@ -49,7 +49,7 @@ func (o Observation) Lower(e expectations.Expectations) expectations.Expectation
 // An update that does not change the resourceVersion (a periodic resync)
 // lowers nothing. Lower the expectations of the Job each controller
 // reference names (before and after an update): Observe checks that the
-// reference is to job, by UID.
+// reference is to job, by UID, under the owner kind of opts.
 func Observe(job *batchv1.Job, ev PodEvent, opts Options) Observation {
 	var o Observation
 	pod := ev.Pod
@@ -61,7 +61,8 @@ func Observe(job *batchv1.Job, ev PodEvent, opts Options) Observation {
 	if update && ev.Old.ResourceVersion == pod.ResourceVersion {
 		return o
 	}
-	controlled := controlledByJob(pod, job)
+	owner := opts.withDefaults().Owner.Kind
+	controlled := controlledByJob(pod, job, owner)
 	if ev.Deleted || pod.DeletionTimestamp != nil {
 		// A pod first seen already being deleted (after a restart, say) is
 		// a deletion, never a creation.
@@ -81,13 +82,15 @@ func Observe(job *batchv1.Job, ev PodEvent, opts Options) Observation {
 	}
 	// Whether the old pod had the finalizer does not matter: a finalizer
 	// added and removed again between two events is seen removed.
-	if !hasFinalizer(pod, fin) && (controlled || controlledByJob(ev.Old, job)) {
+	if !hasFinalizer(pod, fin) && (controlled || controlledByJob(ev.Old, job, owner)) {
 		o.FinalizerRemovals = []types.UID{pod.UID}
 	}
 	return o
 }
 
-func controlledByJob(p *corev1.Pod, job *batchv1.Job) bool {
+// controlledByJob reports whether the pod's controller reference names job
+// by UID under the owner kind (see Options.Owner).
+func controlledByJob(p *corev1.Pod, job *batchv1.Job, ownerKind string) bool {
 	ref := metav1.GetControllerOfNoCopy(p)
-	return ref != nil && ref.Kind == "Job" && ref.UID == job.UID
+	return ref != nil && ref.Kind == ownerKind && ref.UID == job.UID
 }

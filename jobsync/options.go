@@ -4,6 +4,8 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/jobsync/jobsync/expectations"
 )
@@ -40,7 +42,20 @@ type Options struct {
 	// MutableSchedulingDirectivesForSuspendedJobs feature gate, under which
 	// suspending a Job clears status.startTime.
 	KeepStartTimeOnSuspend bool
+	// Owner is the group, version and kind of the objects that own the
+	// pods: the kind named in the controller owner reference of created
+	// and adopted pods, and the kind a pod's controller reference must name
+	// for the pod to be the Job's. The zero value means batch/v1 Job. Set
+	// it to run Job semantics for a custom resource that embeds a JobSpec:
+	// the Snapshot's Job is then that resource seen as a Job (its metadata,
+	// with the embedded spec and status), and nothing else about the
+	// decisions changes. A non-zero Owner needs a version and a kind.
+	Owner schema.GroupVersionKind
 }
+
+// DefaultOwner is the owner kind of the zero Options: batch/v1 Job. It is
+// a function, not a variable, so that no caller can change it.
+func DefaultOwner() schema.GroupVersionKind { return batchv1.SchemeGroupVersion.WithKind("Job") }
 
 // DefaultControllerName is the managedBy value of the built-in controller.
 const DefaultControllerName = batchv1.JobControllerName
@@ -70,5 +85,35 @@ func (o Options) withDefaults() Options {
 	if o.ExpectationsTimeout <= 0 {
 		o.ExpectationsTimeout = expectations.DefaultTimeout
 	}
+	if o.Owner.Empty() {
+		o.Owner = DefaultOwner()
+	}
 	return o
+}
+
+// checkOwner rejects an Owner that no owner reference could name: one set
+// in part, without a version or a kind.
+func checkOwner(owner schema.GroupVersionKind) error {
+	if owner.Version == "" || owner.Kind == "" {
+		return inputErr("options.owner", owner.String(), "needs a version and a kind (leave it zero for batch/v1 Job)")
+	}
+	return nil
+}
+
+// OwnerReference returns the controller owner reference that jobsync puts
+// on the pods of job, created or adopted, under opts.Owner (batch/v1 Job
+// when zero): the owner's apiVersion and kind, job's name and UID, with
+// controller and blockOwnerDeletion set. A controller that lists pods by
+// owner uses it to know what its pods carry.
+func OwnerReference(job *batchv1.Job, opts Options) metav1.OwnerReference {
+	owner := opts.withDefaults().Owner
+	yes := true
+	return metav1.OwnerReference{
+		APIVersion:         owner.GroupVersion().String(),
+		Kind:               owner.Kind,
+		Name:               job.Name,
+		UID:                job.UID,
+		Controller:         &yes,
+		BlockOwnerDeletion: &yes,
+	}
 }

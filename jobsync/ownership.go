@@ -8,13 +8,15 @@ import (
 )
 
 // isJobRef reports whether a controller reference names the Job: its UID,
-// kind Job and the Job's name. Upstream lists a Job's pods from an informer
-// index keyed by the controller reference's kind, name and UID, so a pod
-// whose controller reference carries the Job's UID under another kind or
-// name is never listed: neither the Job's pod nor an orphan, it is left
-// alone.
-func isJobRef(ref *metav1.OwnerReference, job *batchv1.Job) bool {
-	return ref.UID == job.UID && ref.Kind == "Job" && ref.Name == job.Name
+// the owner kind (Options.Owner, resolved by withDefaults: Job unless set)
+// and the Job's name. Upstream lists a Job's pods from an informer index
+// keyed by the controller reference's kind, name and UID, so a pod whose
+// controller reference carries the Job's UID under another kind or name is
+// never listed: neither the Job's pod nor an orphan, it is left alone. The
+// apiVersion is not compared, as upstream does not compare it: a kind
+// served at several versions owns its pods whichever version wrote them.
+func isJobRef(ref *metav1.OwnerReference, job *batchv1.Job, ownerKind string) bool {
+	return ref.UID == job.UID && ref.Kind == ownerKind && ref.Name == job.Name
 }
 
 // refersTo reports whether any owner reference of the pod, controller or

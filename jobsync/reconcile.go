@@ -22,6 +22,9 @@ func reconcile(s Snapshot, opts Options, failed *PodFailures) (Plan, error) {
 		return Plan{}, inputErr("job", nil, "is nil")
 	}
 	opts = opts.withDefaults()
+	if err := checkOwner(opts.Owner); err != nil {
+		return Plan{}, err
+	}
 	job := s.Job
 	// The plan carries the memory forward in copies of its own, so that a
 	// caller keeping both the snapshot and the plan may change either (the

@@ -48,8 +48,14 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, held *ActivePods, do
 	if held != nil && !sameJob(held.job, job) {
 		return podView{}, inputErr("active", uidOf(held.job), "was made for another Job (another UID, namespace, completion mode or pod failure policy)")
 	}
+	if held != nil && held.ownerKind != sync.opts.Owner.Kind {
+		return podView{}, inputErr("active", held.ownerKind, "was made for another owner kind (see NewActivePodsFor)")
+	}
 	if done != nil && (!sameJob(done.job, job) || done.finalizer != sync.opts.TrackingFinalizer) {
 		return podView{}, inputErr("succeeded", uidOf(done.job), "was made for another Job (another UID, namespace, completion mode or pod failure policy) or another tracking finalizer")
+	}
+	if done != nil && done.ownerKind != sync.opts.Owner.Kind {
+		return podView{}, inputErr("succeeded", done.ownerKind, "was made for another owner kind")
 	}
 	match := newLabelMatcher(job.Spec.Selector)
 	deleting := job.DeletionTimestamp != nil
@@ -87,7 +93,7 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, held *ActivePods, do
 		switch {
 		case p.Namespace != job.Namespace:
 			foreign++
-		case ref != nil && !isJobRef(ref, job):
+		case ref != nil && !isJobRef(ref, job, sync.opts.Owner.Kind):
 			foreign++
 		case ref != nil && match.matches(p.Labels):
 			keep = true
@@ -98,7 +104,7 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, held *ActivePods, do
 		case deleting || p.DeletionTimestamp != nil || !match.matches(p.Labels):
 			orphaned++
 		default:
-			sync.plan.Adoptions = append(sync.plan.Adoptions, adoption(job, p, sync.opts.TrackingFinalizer))
+			sync.plan.Adoptions = append(sync.plan.Adoptions, adoption(job, p, sync.opts))
 			if !hasFinalizer(p, sync.opts.TrackingFinalizer) && !refersTo(p, job) {
 				cp := p.DeepCopy()
 				cp.Finalizers = append(cp.Finalizers, sync.opts.TrackingFinalizer)

@@ -32,6 +32,7 @@ type SettledFilter struct {
 	job       *batchv1.Job
 	match     *labelMatcher
 	finalizer string
+	ownerKind string // see Options.Owner
 }
 
 // NewSettledFilter returns the filter of a Job's settled pods for Reconcile
@@ -41,7 +42,8 @@ func NewSettledFilter(job *batchv1.Job, opts Options) *SettledFilter {
 	if job == nil || job.Spec.PodFailurePolicy != nil {
 		return &SettledFilter{}
 	}
-	return &SettledFilter{job: job, match: newLabelMatcher(job.Spec.Selector), finalizer: opts.withDefaults().TrackingFinalizer}
+	opts = opts.withDefaults()
+	return &SettledFilter{job: job, match: newLabelMatcher(job.Spec.Selector), finalizer: opts.TrackingFinalizer, ownerKind: opts.Owner.Kind}
 }
 
 // Settled reports whether Reconcile can do without the pod (see
@@ -54,5 +56,5 @@ func (f *SettledFilter) Settled(p *corev1.Pod) bool {
 		return false
 	}
 	ref := controllerOf(p)
-	return ref != nil && isJobRef(ref, f.job) && f.match.matches(p.Labels)
+	return ref != nil && isJobRef(ref, f.job, f.ownerKind) && f.match.matches(p.Labels)
 }

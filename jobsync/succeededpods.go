@@ -56,7 +56,8 @@ type SucceededPods struct {
 	// server never changes, are what the set reads of it.
 	job       *batchv1.Job
 	finalizer string
-	takes     bool // job is NonIndexed, without a pod failure policy
+	ownerKind string // see Options.Owner
+	takes     bool   // job is NonIndexed, without a pod failure policy
 	match     *labelMatcher
 
 	heap []*heldDone             // a min-heap on compareByAge's keys
@@ -90,7 +91,8 @@ func compareDone(a, b *heldDone) int {
 // opts' tracking finalizer. For a nil Job, an Indexed one, or one with a
 // pod failure policy, the set takes no pod.
 func NewSucceededPods(job *batchv1.Job, opts Options) *SucceededPods {
-	s := &SucceededPods{at: make(map[types.UID]*heldDone), finalizer: opts.withDefaults().TrackingFinalizer}
+	opts = opts.withDefaults()
+	s := &SucceededPods{at: make(map[types.UID]*heldDone), finalizer: opts.TrackingFinalizer, ownerKind: opts.Owner.Kind}
 	if job != nil {
 		s.job = job
 		s.takes = !isIndexed(job) && job.Spec.PodFailurePolicy == nil
@@ -166,7 +168,7 @@ func (s *SucceededPods) accepts(p *corev1.Pod) bool {
 		return false
 	}
 	ref := controllerOf(p)
-	return ref != nil && isJobRef(ref, s.job) && s.match.matches(p.Labels)
+	return ref != nil && isJobRef(ref, s.job, s.ownerKind) && s.match.matches(p.Labels)
 }
 
 // get returns the held pod with the given UID, nil for none (and from a
