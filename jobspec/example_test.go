@@ -44,3 +44,26 @@ func ExampleDefault() {
 	// creations: 1 <nil>
 	// job.spec.parallelism: is nil; the API server defaults it (see jobspec.Default)
 }
+
+// A custom resource that embeds a JobSpec is defaulted and checked on every
+// sync with Prepare, seen as a Job; ValidateNew checks it in an admission
+// webhook, before it has a UID.
+func ExamplePrepare() {
+	view := &batchv1.Job{ // the resource's metadata and embedded spec
+		ObjectMeta: metav1.ObjectMeta{Name: "train", Namespace: "ml", UID: "7b1e52c4"},
+		Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyNever,
+			Containers:    []corev1.Container{{Name: "main", Image: "trainer"}},
+		}}},
+	}
+	job, errs := jobspec.Prepare(view)
+	fmt.Println("errors:", errs, "selector:", job.Spec.Selector.MatchLabels)
+
+	incoming := view.DeepCopy()
+	incoming.UID = "" // at admission
+	incoming.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyAlways
+	fmt.Println(jobspec.ValidateNew(incoming))
+	// Output:
+	// errors: [] selector: map[batch.kubernetes.io/controller-uid:7b1e52c4]
+	// [spec.template.spec.restartPolicy: Required value: one of ["OnFailure" "Never"]: a Job's pods must be able to finish]
+}
