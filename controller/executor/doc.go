@@ -8,7 +8,9 @@
 //     RemoveFinalizer, then the delete, all in parallel) or creations (in
 //     slow-start batches of 1, 2, 4, ... pods, stopping after the first
 //     batch with a failure);
-//  3. the interim status, through the status subresource (UpdateStatus);
+//  3. the interim status, through the status subresource, by the
+//     Executor's StatusWriter (JobStatusWriter for batch/v1 Jobs,
+//     DynamicStatusWriter for a custom resource that embeds a JobSpec);
 //  4. the finalizer removals, in parallel with a bound;
 //  5. the final status, on the Job object the interim write returned.
 //
@@ -36,6 +38,11 @@
 // never get past. The *Error returned names the step and carries a Result
 // with what was done. Reconcile again from a fresh snapshot (a workqueue's
 // rate-limited retry does that).
+//
+// For a custom resource that owns its pods (jobsync.Options.Owner), set
+// Executor.Status and Executor.Owner: the status is written to the
+// resource and the events name it with its own apiVersion and kind. The
+// pods are created, patched and deleted through Client as for a Job.
 //
 // One difference from upstream: a pod creation refused because the
 // namespace is being deleted counts as failed like any other (upstream

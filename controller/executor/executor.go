@@ -8,6 +8,8 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/tools/record"
@@ -42,6 +44,36 @@ type Executor struct {
 	// Parallelism bounds concurrent calls of one step; zero means
 	// DefaultParallelism.
 	Parallelism int
+	// Status writes the status of the Job, or of the custom resource seen
+	// as one, and reads it afresh; nil means JobStatusWriter(Client). A
+	// controller of a custom resource sets DynamicStatusWriter (or its
+	// own) and Owner.
+	Status StatusWriter
+	// Owner is the kind that owns the pods (jobsync.Options.Owner): the
+	// events are recorded on the object under this apiVersion and kind.
+	// The zero value means batch/v1 Job.
+	Owner schema.GroupVersionKind
+}
+
+// statusWriter is Status, or the typed Job writer when unset.
+func (x *Executor) statusWriter() StatusWriter {
+	if x.Status != nil {
+		return x.Status
+	}
+	return JobStatusWriter(x.Client)
+}
+
+// eventTarget is job under the owner's apiVersion and kind, which the
+// recorders put in the event's regarding object: a shallow copy, read
+// only by the recorders.
+func (x *Executor) eventTarget(job *batchv1.Job) *batchv1.Job {
+	owner := x.Owner
+	if owner.Empty() {
+		owner = jobsync.DefaultOwner()
+	}
+	target := *job
+	target.TypeMeta = metav1.TypeMeta{APIVersion: owner.GroupVersion().String(), Kind: owner.Kind}
+	return &target
 }
 
 // Result says what the steps of a plan did.
@@ -107,6 +139,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // (Plan.Skipped) still has its events recorded.
 func (x *Executor) Execute(ctx context.Context, y *memory.Sync) (Result, error) {
 	r := run{x: x, y: y, plan: y.Plan(), job: y.Job(), logger: klog.FromContext(ctx)}
+	r.target = x.eventTarget(r.job)
 	r.res.RequeueAfter = r.plan.RequeueAfter
 	err := r.all(ctx)
 	y.Advance(r.progress)
@@ -122,6 +155,7 @@ type run struct {
 	y        *memory.Sync
 	plan     jobsync.Plan
 	job      *batchv1.Job
+	target   *batchv1.Job // job as the events name it (eventTarget)
 	res      Result
 	progress jobsync.Progress
 	logger   klog.Logger
@@ -249,10 +283,10 @@ func (r *run) record(evs []jobsync.Event) {
 // is the events.k8s.io action the event follows (the core/v1 API has none).
 func (r *run) event(eventType, reason, action, format string, args ...any) {
 	if r.x.Events != nil {
-		r.x.Events.Eventf(r.job, nil, eventType, reason, action, format, args...)
+		r.x.Events.Eventf(r.target, nil, eventType, reason, action, format, args...)
 	}
 	if r.x.Recorder != nil {
-		r.x.Recorder.Eventf(r.job, eventType, reason, format, args...)
+		r.x.Recorder.Eventf(r.target, eventType, reason, format, args...)
 	}
 }
 

@@ -6,7 +6,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/jobsync/jobsync/jobspec"
 )
 
 // StatusConflictRetries bounds how many times one status write is sent
@@ -29,16 +30,14 @@ const StatusConflictRetries = 3
 // rate-limited second or more later (a Suspended condition never written
 // before the Job was resumed, in the fault runs of controller/integration).
 func (r *run) writeStatus(ctx context.Context, base *batchv1.Job, status *batchv1.JobStatus) (*batchv1.Job, error) {
-	jobs := r.x.Client.BatchV1().Jobs(base.Namespace)
+	w := r.x.statusWriter()
 	target := base
 	for attempt := 0; ; attempt++ {
-		job := target.DeepCopy()
-		job.Status = *status.DeepCopy()
-		written, err := jobs.UpdateStatus(ctx, job, metav1.UpdateOptions{})
+		written, err := w.UpdateStatus(ctx, target, status)
 		if err == nil || !apierrors.IsConflict(err) || attempt == StatusConflictRetries {
 			return written, err
 		}
-		fresh, getErr := jobs.Get(ctx, base.Name, metav1.GetOptions{})
+		fresh, getErr := w.Get(ctx, base.Namespace, base.Name)
 		if getErr != nil || !sameInputs(base, fresh) {
 			return nil, err
 		}
@@ -52,8 +51,12 @@ func (r *run) writeStatus(ctx context.Context, base *batchv1.Job, status *batchv
 // is decided on: the same Job (UID), the same spec and generation, the
 // same status, and the same deletion state. Labels, annotations, owner
 // references, finalizers and managed fields may differ: Reconcile reads
-// none of them.
+// none of them. Both are defaulted first (see jobspec.Default): the view
+// of a custom resource is read as its author wrote it, while the Job the
+// plan was decided on was defaulted before the sync; a Job read from the
+// API server is defaulted already and unchanged by it.
 func sameInputs(base, fresh *batchv1.Job) bool {
+	base, fresh = jobspec.Default(base), jobspec.Default(fresh)
 	return fresh.UID == base.UID &&
 		fresh.Generation == base.Generation &&
 		apiequality.Semantic.DeepEqual(fresh.DeletionTimestamp, base.DeletionTimestamp) &&

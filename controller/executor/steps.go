@@ -60,7 +60,7 @@ func (r *run) claims(ctx context.Context) error {
 // adoption: a Job being deleted (or deleted and created again) must not
 // adopt pods, which would then be left behind.
 func (r *run) canAdopt(ctx context.Context) error {
-	fresh, err := r.x.Client.BatchV1().Jobs(r.job.Namespace).Get(ctx, r.job.Name, metav1.GetOptions{})
+	fresh, err := r.x.statusWriter().Get(ctx, r.job.Namespace, r.job.Name)
 	if err != nil {
 		return fmt.Errorf("rereading the Job before adopting pods: %w", err)
 	}
