@@ -63,10 +63,12 @@ func (x *Executor) statusWriter() StatusWriter {
 	return JobStatusWriter(x.Client)
 }
 
-// eventTarget is job under the owner's apiVersion and kind, which the
-// recorders put in the event's regarding object: a shallow copy, read
-// only by the recorders.
-func (x *Executor) eventTarget(job *batchv1.Job) *batchv1.Job {
+// EventTarget is job under the owner's apiVersion and kind (Owner), the
+// object to record an event of job on, so that the event names the Job or
+// the custom resource it stands for: the recorders take the kind from the
+// object's TypeMeta. It is a shallow copy: record events on it, do not
+// modify it.
+func (x *Executor) EventTarget(job *batchv1.Job) *batchv1.Job {
 	owner := x.Owner
 	if owner.Empty() {
 		owner = jobsync.DefaultOwner()
@@ -139,7 +141,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // (Plan.Skipped) still has its events recorded.
 func (x *Executor) Execute(ctx context.Context, y *memory.Sync) (Result, error) {
 	r := run{x: x, y: y, plan: y.Plan(), job: y.Job(), logger: klog.FromContext(ctx)}
-	r.target = x.eventTarget(r.job)
+	r.target = x.EventTarget(r.job)
 	r.res.RequeueAfter = r.plan.RequeueAfter
 	err := r.all(ctx)
 	y.Advance(r.progress)
@@ -155,7 +157,7 @@ type run struct {
 	y        *memory.Sync
 	plan     jobsync.Plan
 	job      *batchv1.Job
-	target   *batchv1.Job // job as the events name it (eventTarget)
+	target   *batchv1.Job // job as the events name it (EventTarget)
 	res      Result
 	progress jobsync.Progress
 	logger   klog.Logger

@@ -17,4 +17,10 @@
 //
 // Package jobcontroller is built from these parts; so is a
 // controller-runtime reconciler.
+//
+// For a custom resource that embeds a JobSpec (jobsync.Options.Owner), set
+// JobCache.Owner and JobCache.View (the resource seen as a Job: see package
+// jobview and jobspec.Prepare), memory.Observer.Owner, and the executor's
+// Status and Owner; the pod index and ListPods need nothing, since they
+// key pods by their controller's UID.
 package kit

@@ -50,16 +50,15 @@ func (h Handlers) batch() time.Duration {
 
 // AddJob handles a Job informer add event.
 func (h Handlers) AddJob(obj any) {
-	if job, ok := obj.(*batchv1.Job); ok && h.Jobs.Runs(job) {
+	if job := h.Jobs.view(obj); job != nil && h.Jobs.Runs(job) {
 		h.Enqueue(job, 0)
 	}
 }
 
 // UpdateJob handles a Job informer update event.
 func (h Handlers) UpdateJob(oldObj, curObj any) {
-	old, ok1 := oldObj.(*batchv1.Job)
-	cur, ok2 := curObj.(*batchv1.Job)
-	if !ok1 || !ok2 || !h.Jobs.Runs(cur) {
+	old, cur := h.Jobs.view(oldObj), h.Jobs.view(curObj)
+	if old == nil || cur == nil || !h.Jobs.Runs(cur) {
 		return
 	}
 	if Finished(cur) {
@@ -80,7 +79,7 @@ func (h Handlers) UpdateJob(oldObj, curObj any) {
 // DeleteJob handles a Job informer delete event; obj is a *batchv1.Job or
 // a tombstone holding one.
 func (h Handlers) DeleteJob(obj any) {
-	job := memory.JobFrom(obj)
+	job := h.Jobs.view(obj)
 	if job == nil || !h.Jobs.Runs(job) {
 		return
 	}

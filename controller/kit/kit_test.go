@@ -12,8 +12,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
@@ -21,6 +23,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/jobsync/jobsync/controller/executor"
+	"github.com/jobsync/jobsync/controller/jobview"
 	"github.com/jobsync/jobsync/controller/kit"
 	"github.com/jobsync/jobsync/controller/memory"
 	"github.com/jobsync/jobsync/jobsync"
@@ -106,6 +109,14 @@ type fixture struct {
 
 func newFixture(t *testing.T, job *batchv1.Job, pods ...*corev1.Pod) *fixture {
 	t.Helper()
+	return newFixtureFor(t, schema.GroupVersionKind{}, job, pods...)
+}
+
+// newFixtureFor is newFixture for pods owned by owner (zero: Job), whose
+// Job informer hands over objects of that kind: the Jobs themselves, or
+// for another kind unstructured resources that the cache's View reads.
+func newFixtureFor(t *testing.T, owner schema.GroupVersionKind, job *batchv1.Job, pods ...*corev1.Pod) *fixture {
+	t.Helper()
 	f := &fixture{
 		jobIdx: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}),
 		podIdx: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}),
@@ -143,7 +154,22 @@ func newFixture(t *testing.T, job *batchv1.Job, pods ...*corev1.Pod) *fixture {
 			}
 			return out, err
 		},
-		Runs: runs,
+		Runs:  runs,
+		Owner: owner,
+	}
+	if !owner.Empty() {
+		jobs.View = func(obj any) *batchv1.Job {
+			u, ok := obj.(*unstructured.Unstructured)
+			if !ok {
+				return nil
+			}
+			view, err := jobview.FromUnstructured(u)
+			if err != nil {
+				t.Errorf("the view of %v: %v", obj, err)
+				return nil
+			}
+			return view
+		}
 	}
 	podCache := kit.PodCache{
 		Get: func(ns, name string) (*corev1.Pod, error) {
@@ -167,7 +193,7 @@ func newFixture(t *testing.T, job *batchv1.Job, pods ...*corev1.Pod) *fixture {
 	f.orphans = kit.NewOrphans(f.client, finalizer, jobs, podCache)
 	t.Cleanup(f.orphans.ShutDown)
 	f.handlers = kit.Handlers{
-		Observer: memory.Observer{Store: f.store, Finalizer: finalizer, Jobs: jobs.Get},
+		Observer: memory.Observer{Store: f.store, Finalizer: finalizer, Jobs: jobs.Get, Owner: owner},
 		Jobs:     jobs,
 		Orphans:  f.orphans,
 		Enqueue:  func(j *batchv1.Job, d time.Duration) { f.woken[j.Namespace+"/"+j.Name] = d },

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes"
@@ -92,8 +93,8 @@ func (o *Orphans) OfferSelectedBy(job *batchv1.Job) {
 
 // Release takes the finalizer off the pod key if it still needs it: it
 // carries the finalizer and no live, unfinished Job of the controller
-// controls it. A pod controlled by something else than a Job is left
-// alone.
+// controls it. A pod controlled by something else than the owner kind
+// (JobCache.Owner: a Job unless set) is left alone.
 func (o *Orphans) Release(ctx context.Context, key string) error {
 	ns, name, err := cache.SplitMetaNamespaceKey(key)
 	if err != nil {
@@ -110,7 +111,7 @@ func (o *Orphans) Release(ctx context.Context, key string) error {
 		return nil
 	}
 	if ref := metav1.GetControllerOfNoCopy(pod); ref != nil {
-		if ref.Kind != "Job" || ref.APIVersion != batchv1.SchemeGroupVersion.String() {
+		if schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind).GroupKind() != o.jobs.owner().GroupKind() {
 			return nil
 		}
 		if job := o.jobs.Resolve(ns, ref); job != nil && !Finished(job) {

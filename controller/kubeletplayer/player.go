@@ -10,6 +10,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -42,6 +43,10 @@ type Options struct {
 	Concurrency int
 	// Clock times the behaviours; nil means the real clock.
 	Clock clock.WithDelayedExecution
+	// Owner is the kind whose controller references tie a pod to its Job
+	// (jobsync.Options.Owner), for a custom resource that embeds a
+	// JobSpec. Default batch/v1 Job.
+	Owner schema.GroupVersionKind
 }
 
 func (o Options) withDefaults() Options {
@@ -56,6 +61,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Clock == nil {
 		o.Clock = clock.RealClock{}
+	}
+	if o.Owner.Empty() {
+		o.Owner = batchv1.SchemeGroupVersion.WithKind("Job")
 	}
 	return o
 }
@@ -191,7 +199,7 @@ func (p *Player) observeObj(obj any) {
 // observe hands a pod seen by the informer to its player, creating it the
 // first time.
 func (p *Player) observe(pod *corev1.Pod) {
-	jobUID := jobOf(pod)
+	jobUID := jobOf(pod, p.opts.Owner.Kind)
 	if jobUID == "" {
 		return
 	}
@@ -254,10 +262,11 @@ func (p *Player) forget(obj any) {
 }
 
 // jobOf is the UID of the Job a pod belongs to: its controller reference
-// to a Job, else the controller-uid label a Job's selector matches.
-func jobOf(pod *corev1.Pod) types.UID {
+// to the owner kind, else the controller-uid label a Job's selector
+// matches.
+func jobOf(pod *corev1.Pod, ownerKind string) types.UID {
 	if ref := metav1.GetControllerOf(pod); ref != nil {
-		if ref.Kind == "Job" {
+		if ref.Kind == ownerKind {
 			return ref.UID
 		}
 		return ""

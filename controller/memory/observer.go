@@ -3,7 +3,9 @@ package memory
 import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 
@@ -25,8 +27,13 @@ type Observer struct {
 	Store *Store
 	// Finalizer is the tracking finalizer of the controller.
 	Finalizer string
-	// Jobs finds Jobs in the informer cache.
+	// Jobs finds Jobs in the informer cache (for a custom resource, the
+	// resource seen as a Job).
 	Jobs JobLookup
+	// Owner is the kind that owns the pods (jobsync.Options.Owner): only
+	// controller references to this kind are resolved. The zero value
+	// means batch/v1 Job.
+	Owner schema.GroupVersionKind
 }
 
 // PodAdded handles a pod informer add event.
@@ -47,18 +54,22 @@ func (o Observer) PodDeleted(obj any) {
 	}
 }
 
-// JobDeleted handles a Job informer delete event; obj is a *batchv1.Job or
-// a cache.DeletedFinalStateUnknown holding one.
+// JobDeleted handles a Job informer delete event; obj is a *batchv1.Job,
+// or any object with metadata (such as the *unstructured.Unstructured of a
+// custom resource), or a cache.DeletedFinalStateUnknown holding one.
 func (o Observer) JobDeleted(obj any) {
-	if job := JobFrom(obj); job != nil {
-		o.Store.forgetUID(keyOf(job), job.UID)
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	if m, err := meta.Accessor(obj); err == nil {
+		o.Store.forgetUID(types.NamespacedName{Namespace: m.GetNamespace(), Name: m.GetName()}, m.GetUID())
 	}
 }
 
 // observe lowers the memory of the Jobs the pod's controller references
 // name, now and (for an update) before.
 func (o Observer) observe(ev jobsync.PodEvent) {
-	opts := jobsync.Options{TrackingFinalizer: o.Finalizer}
+	opts := jobsync.Options{TrackingFinalizer: o.Finalizer, Owner: o.Owner}
 	cur := o.controllerOf(ev.Pod)
 	if cur != nil {
 		o.lower(cur, jobsync.Observe(cur, ev, opts))
@@ -84,7 +95,7 @@ func (o Observer) controllerOf(pod *corev1.Pod) *batchv1.Job {
 // resolve returns the Job a controller reference names, if the cache holds
 // it with the same UID.
 func (o Observer) resolve(namespace string, ref *metav1.OwnerReference) *batchv1.Job {
-	if ref == nil || ref.Kind != "Job" {
+	if ref == nil || ref.Kind != o.ownerKind() {
 		return nil
 	}
 	job := o.Jobs(namespace, ref.Name)
@@ -92,6 +103,14 @@ func (o Observer) resolve(namespace string, ref *metav1.OwnerReference) *batchv1
 		return nil
 	}
 	return job
+}
+
+// ownerKind is the kind of Owner, Job when unset.
+func (o Observer) ownerKind() string {
+	if o.Owner.Empty() {
+		return jobsync.DefaultOwner().Kind
+	}
+	return o.Owner.Kind
 }
 
 // PodFrom returns the pod an informer delete event carries, unwrapping a
