@@ -6,11 +6,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// Kind and Resource name TrainingRuns, the resource of crd.yaml.
-var (
-	Kind     = schema.GroupVersionKind{Group: "batch.example.com", Version: "v1", Kind: "TrainingRun"}
-	Resource = Kind.GroupVersion().WithResource("trainingruns")
-)
+// Kind is the kind of TrainingRuns, the resource of crd.yaml.
+var Kind = schema.GroupVersionKind{Group: "batch.example.com", Version: "v1", Kind: "TrainingRun"}
+
+// Resource is the API resource of TrainingRuns.
+var Resource = Kind.GroupVersion().WithResource("trainingruns")
 
 // CRD is crd.yaml, the CustomResourceDefinition of TrainingRuns.
 //
