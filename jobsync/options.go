@@ -104,16 +104,19 @@ func checkOwner(owner schema.GroupVersionKind) error {
 // on the pods of job, created or adopted, under opts.Owner (batch/v1 Job
 // when zero): the owner's apiVersion and kind, job's name and UID, with
 // controller and blockOwnerDeletion set. A controller that lists pods by
-// owner uses it to know what its pods carry.
+// owner uses it to know what its pods carry. A nil job gives a reference
+// with no name and no UID.
 func OwnerReference(job *batchv1.Job, opts Options) metav1.OwnerReference {
 	owner := opts.withDefaults().Owner
 	yes := true
-	return metav1.OwnerReference{
+	ref := metav1.OwnerReference{
 		APIVersion:         owner.GroupVersion().String(),
 		Kind:               owner.Kind,
-		Name:               job.Name,
-		UID:                job.UID,
 		Controller:         &yes,
 		BlockOwnerDeletion: &yes,
 	}
+	if job != nil {
+		ref.Name, ref.UID = job.Name, job.UID
+	}
+	return ref
 }

@@ -323,3 +323,12 @@ func TestOwnerRejectsPartialKind(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnerReferenceOfNoJob: no Job gives a reference to no object, not a
+// panic.
+func TestOwnerReferenceOfNoJob(t *testing.T) {
+	ref := jobsync.OwnerReference(nil, jobsync.Options{Owner: trainJob})
+	if ref.Name != "" || ref.UID != "" || ref.Kind != "TrainJob" || ref.APIVersion != "example.com/v1" {
+		t.Errorf("OwnerReference(nil) = %+v", ref)
+	}
+}
