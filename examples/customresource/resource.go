@@ -19,5 +19,7 @@ var CRD []byte
 
 // Finalizer is the tracking finalizer on TrainingRuns' pods. It is not
 // batch/v1's: kube-controller-manager's Job controller takes that one off
-// every pod that no Job controls.
+// every pod without a controller reference, so an orphan that a
+// TrainingRun is adopting could lose it to a controller that does not
+// count the pod, and the pod could be gone before it is counted.
 const Finalizer = "batch.example.com/trainingrun-tracking"
