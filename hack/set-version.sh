@@ -21,9 +21,11 @@ requires conformance github.com/jobsync/jobsync github.com/jobsync/jobsync/alpha
 requires controller/integration github.com/jobsync/jobsync github.com/jobsync/jobsync/controller
 requires controller/crjob github.com/jobsync/jobsync github.com/jobsync/jobsync/controller
 requires examples/envtest github.com/jobsync/jobsync github.com/jobsync/jobsync/controller
+requires examples/customresource github.com/jobsync/jobsync github.com/jobsync/jobsync/controller
+requires controller/integration github.com/jobsync/jobsync/examples/customresource
 # go work edit would drop go.work's comments: the one line is rewritten.
 sed -i -e "s#^replace github.com/jobsync/jobsync v[^ ]* => ./\$#replace github.com/jobsync/jobsync $version => ./#" \
   -e "s#^replace github.com/jobsync/jobsync/controller v[^ ]* => ./controller\$#replace github.com/jobsync/jobsync/controller $version => ./controller#" "$root/go.work"
 grep -n "jobsync/jobsync" "$root"/go.work "$root"/controller/go.mod "$root"/alpha/workload136/go.mod \
   "$root"/conformance/go.mod "$root"/controller/integration/go.mod "$root"/controller/crjob/go.mod \
-  "$root"/examples/envtest/go.mod | grep -v '^.*:module '
+  "$root"/examples/envtest/go.mod "$root"/examples/customresource/go.mod | grep -v '^.*:module '

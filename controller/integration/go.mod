@@ -6,6 +6,7 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/jobsync/jobsync v0.37.0
 	github.com/jobsync/jobsync/controller v0.37.0
+	github.com/jobsync/jobsync/examples/customresource v0.37.0
 	github.com/onsi/ginkgo/v2 v2.28.1
 	github.com/onsi/gomega v1.39.1
 	go.etcd.io/etcd/server/v3 v3.6.8
@@ -127,7 +128,7 @@ require (
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
-	k8s.io/apiextensions-apiserver v0.36.5 // indirect
+	k8s.io/apiextensions-apiserver v0.36.5
 	k8s.io/cloud-provider v0.36.5 // indirect
 	k8s.io/cluster-bootstrap v0.36.5 // indirect
 	k8s.io/component-base v0.36.5 // indirect
@@ -154,7 +155,7 @@ require (
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.3.3 // indirect
-	sigs.k8s.io/yaml v1.6.0 // indirect
+	sigs.k8s.io/yaml v1.6.0
 )
 
 // k8s.io/kubernetes is built from its staging directories upstream; outside
@@ -162,6 +163,7 @@ require (
 replace (
 	github.com/jobsync/jobsync => ../../
 	github.com/jobsync/jobsync/controller => ../
+	github.com/jobsync/jobsync/examples/customresource => ../../examples/customresource
 	k8s.io/api => k8s.io/api v0.36.5
 	k8s.io/apiextensions-apiserver => k8s.io/apiextensions-apiserver v0.36.5
 	k8s.io/apimachinery => k8s.io/apimachinery v0.36.5
