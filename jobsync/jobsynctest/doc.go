@@ -110,6 +110,7 @@
 // pass by the checks and listed in Result.Tolerated instead (see "Upstream
 // hazards" in README.md): a Failed condition refused for want of startTime
 // while the Job is suspended, an Indexed pod recorded as failed whose index
-// also completes, and a Job completed while pods it created after a stale
-// success are not yet in its view.
+// also completes, a Job completed while pods it created after a stale
+// success are not yet in its view, and, under informer skew, an index
+// retried without the backoff of a failure its Job view did not yet hold.
 package jobsynctest

@@ -19,7 +19,7 @@ func (k *Checker) Created(sp Pod, plan *jobsync.Plan, snap jobsync.Snapshot) {
 	k.checkSuspended(sp, job)
 	k.checkDeadline(sp, job, plan)
 	k.checkParallelism(sp, job)
-	k.checkBackoff(sp, job)
+	k.checkBackoff(sp, snap)
 }
 
 func (k *Checker) checkSuspended(sp Pod, job *batchv1.Job) {

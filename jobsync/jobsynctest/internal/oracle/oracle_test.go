@@ -182,4 +182,67 @@ func TestCountAtEnd(t *testing.T) {
 	}
 }
 
+// TestIndexBackoffHiddenFailure: the per-index backoff is measured from
+// the failures the controller could see. Index 3 (backoffLimitPerIndex 2)
+// failed a second time 51s ago and a third time 12s ago; the third failure
+// failed the index. A pod created now with failure-count 2 replaces the
+// second failed pod: that is a backoff rule kept only when the controller
+// could not see the third failure (released in its pod view, not yet in
+// its Job view, recorded in the stored Job).
+func TestIndexBackoffHiddenFailure(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		viewTracked  bool   // the view shows the third failed pod with its finalizer
+		storedFailed string // the stored Job's failedIndexes
+		newCount     string // the new pod's failure-count annotation
+		want         []string
+		tolerated    int
+	}{
+		{name: "hidden by skew", storedFailed: "3", newCount: "2", tolerated: 1},
+		{name: "seen with its finalizer", viewTracked: true, storedFailed: "3", newCount: "2", want: []string{"backoff"}},
+		{name: "not recorded anywhere", storedFailed: "", newCount: "2", want: []string{"backoff"}},
+		{name: "replacing the third failure early", storedFailed: "3", newCount: "3", want: []string{"backoff"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(3)
+			w.job.Spec.CompletionMode = ptr(batchv1.IndexedCompletion)
+			w.job.Spec.BackoffLimitPerIndex = ptr(int32(2))
+			w.job.Status.FailedIndexes = ptr("")
+			view := w.job.DeepCopy()
+			w.job.Status.FailedIndexes = ptr(c.storedFailed)
+			failed := func(name, count string, ago time.Duration) Pod {
+				sp := w.addPod(name, corev1.PodFailed)
+				sp.Obj.Annotations = map[string]string{batchv1.JobCompletionIndexAnnotation: "3", batchv1.JobIndexFailureCountAnnotation: count}
+				sp.Obj.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "main", State: corev1.ContainerState{
+					Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, FinishedAt: metav1.NewTime(w.now.Add(-ago))}}}}
+				w.pods[len(w.pods)-1].Index = 3
+				sp.Index = 3
+				return sp
+			}
+			failed("second", "1", 51*time.Second)
+			third := failed("third", "2", 12*time.Second)
+			third.Obj.Finalizers = nil // released in the stored pod
+			snap := jobsync.Snapshot{Job: view, Now: w.now}
+			for _, p := range w.pods {
+				o := p.Obj.DeepCopy()
+				if c.viewTracked && o.UID == third.Obj.UID {
+					o.Finalizers = []string{fin}
+				}
+				snap.Pods = append(snap.Pods, o)
+			}
+			created := w.addPod("new", corev1.PodPending)
+			created.Obj.Annotations = map[string]string{batchv1.JobCompletionIndexAnnotation: "3", batchv1.JobIndexFailureCountAnnotation: c.newCount}
+			created.Index = 3
+			k := New(w, jobsync.Options{}, fin, 1)
+			k.Created(created, &jobsync.Plan{}, snap)
+			if got := rules(k.Take()); !slices.Equal(got, c.want) {
+				t.Errorf("violations %v, want %v", got, c.want)
+			}
+			if len(w.tolerated) != c.tolerated {
+				t.Errorf("tolerated %q, want %d notes", w.tolerated, c.tolerated)
+			}
+		})
+	}
+}
+
 func ptr[T any](v T) *T { return &v }
