@@ -69,7 +69,9 @@ func (sync *syncState) decideFinish(view *podView, counts finishedCounts, progre
 
 // failJobMessage finds a failed pod that a FailJob rule matches and returns
 // the FailureTarget message naming it. Upstream takes the first such pod in
-// its cache's order; here it is the first in canonical order.
+// the order it lists pods; here it is the first in listing order
+// (listingCompare, which puts adopted pods last), not the canonical order
+// the tracking steps use.
 func (sync *syncState) failJobMessage(view *podView) (string, bool) {
 	if sync.job.Spec.PodFailurePolicy == nil {
 		return "", false
