@@ -6,6 +6,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // decideFinish evaluates, in upstream's order, whether the Job is done:
@@ -22,8 +23,9 @@ import (
 //
 // Reaching the completions (success without a policy) is decided later, after
 // pod management (completionsReached). The result is the condition the Job
-// is heading to, nil when it is not finishing.
-func (sync *syncState) decideFinish(view *podView, counts finishedCounts, progress indexProgress) *batchv1.JobCondition {
+// is heading to, nil when it is not finishing. start is the Job's
+// startTime as this sync sees it, nil for not started.
+func (sync *syncState) decideFinish(view *podView, counts finishedCounts, progress indexProgress, start *metav1.Time) *batchv1.JobCondition {
 	job := sync.job
 	var finish *batchv1.JobCondition
 	if c := findCondition(sync.st.Conditions, batchv1.JobSuccessCriteriaMet); c != nil && c.Status == corev1.ConditionTrue {
@@ -40,10 +42,10 @@ func (sync *syncState) decideFinish(view *podView, counts finishedCounts, progre
 		switch {
 		case counts.failed > *job.Spec.BackoffLimit || sync.pastBackoffLimitOnFailure(view):
 			finish = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonBackoffLimitExceeded, msgBackoffLimitExceeded, sync.now)
-		case sync.pastDeadline():
+		case sync.pastDeadline(start):
 			finish = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonDeadlineExceeded, msgDeadlineExceeded, sync.now)
 		case job.Spec.ActiveDeadlineSeconds != nil && !sync.suspended:
-			left := time.Duration(*job.Spec.ActiveDeadlineSeconds)*time.Second - sync.now.Sub(sync.st.StartTime.Time)
+			left := time.Duration(*job.Spec.ActiveDeadlineSeconds)*time.Second - sync.now.Sub(start.Time)
 			sync.requeue(left, false)
 			sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("the active deadline passes in %v", left))
 		}
@@ -121,14 +123,14 @@ func (sync *syncState) pastBackoffLimitOnFailure(view *podView) bool {
 	return restarts >= limit
 }
 
-// pastDeadline reports whether the Job has been active, unsuspended, for
-// activeDeadlineSeconds or more.
-func (sync *syncState) pastDeadline() bool {
+// pastDeadline reports whether the Job, started at start (nil for not
+// started), has been active, unsuspended, for activeDeadlineSeconds or more.
+func (sync *syncState) pastDeadline(start *metav1.Time) bool {
 	ads := sync.job.Spec.ActiveDeadlineSeconds
-	if ads == nil || sync.st.StartTime == nil || sync.suspended {
+	if ads == nil || start == nil || sync.suspended {
 		return false
 	}
-	return sync.now.Sub(sync.st.StartTime.Time) >= time.Duration(*ads)*time.Second
+	return sync.now.Sub(start.Time) >= time.Duration(*ads)*time.Second
 }
 
 // completionsReached reports success by completions: with completions set,

@@ -15,14 +15,49 @@ import (
 
 // deleteAllActive deletes every active pod of a Job that is finishing. The
 // finalizers stay: the tracking steps count the pods as failed and release
-// them. Upstream sets no expectations for these deletions.
-func (sync *syncState) deleteAllActive(view *podView, finish *batchv1.JobCondition) podCounts {
+// them. Upstream sets no expectations for these deletions. It returns the
+// pod counts once the deletions are carried out, and finish, or nil when
+// the Job cannot be declared finished in this sync: failed, when not nil,
+// says some deletion failed (see Resume), or pod creations and deletions
+// of earlier syncs may not be seen yet.
+func (sync *syncState) deleteAllActive(view *podView, finish *batchv1.JobCondition, failed *PodFailures) (podCounts, *batchv1.JobCondition) {
 	c := view.counts
 	reason := fmt.Sprintf("the Job is finishing (%s)", finish.Reason)
 	for _, p := range sync.sortedForPlan(view.activePods()) {
 		sync.addDeletion(&c, p, podorder.IsReady(p), false, reason)
 	}
-	return c
+	if failed.apply(&c, sync.plan.Deletions, false) { // resume.go
+		// Upstream declares the Job finished only once every active
+		// pod's deletion went through.
+		sync.plan.Notes = append(sync.plan.Notes, "the Job is not declared finished: deleting its active pods failed")
+		return c, nil
+	}
+	if !sync.satisfied {
+		// Pods may exist that this view does not show yet; upstream waits
+		// before declaring the Job finished.
+		sync.plan.Notes = append(sync.plan.Notes, "the Job is not declared finished: pod creations or deletions are still expected")
+		return c, nil
+	}
+	return c, finish
+}
+
+// managePods runs manage when the sync may create and delete pods
+// (sync.manages), with failed, when not nil, saying which of its calls
+// failed (see Resume), and returns the pod counts once its deletions and
+// creations are carried out; otherwise it says why no pods change.
+func (sync *syncState) managePods(view *podView, counts finishedCounts, progress indexProgress, failed *PodFailures) podCounts {
+	switch {
+	case sync.manages:
+		pods := sync.manage(view, counts, progress)
+		failed.apply(&pods, sync.plan.Deletions, true) // resume.go
+		return pods
+	case !sync.satisfied:
+		exp := sync.plan.Expectations
+		sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("no pods are created or deleted: waiting to observe %d creations and %d deletions", exp.Creations, exp.Deletions))
+	default:
+		sync.plan.Notes = append(sync.plan.Notes, "no pods are created or deleted: the Job is being deleted")
+	}
+	return view.counts
 }
 
 // manage brings the number of active pods to what the Job wants: all gone

@@ -43,7 +43,7 @@ import (
 // done is the caller's set of succeeded pods (see SucceededPods), nil for
 // none: the count and tracking steps read it. The scan checks that no pod
 // of all has a UID either set holds (see listedAndHeld).
-func (sync *syncState) scan(all []*corev1.Pod, settled int, held *ActivePods, done *SucceededPods, exp expectations.Expectations) (podView, error) {
+func (sync *syncState) scan(all []*corev1.Pod, settled int, held *ActivePods, done *SucceededPods, removals expectations.UIDSet) (podView, error) {
 	job := sync.job
 	if held != nil && !sameJob(held.job, job) {
 		return podView{}, inputErr("active", uidOf(held.job), "was made for another Job (another UID, namespace, completion mode or pod failure policy)")
@@ -53,7 +53,7 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, held *ActivePods, do
 	}
 	match := newLabelMatcher(job.Spec.Selector)
 	deleting := job.DeletionTimestamp != nil
-	view := podView{expectedRemovals: exp.FinalizerRemovals, settled: settled, held: held, done: done, shortlist: sync.newShortlist(exp, len(all)+held.Len())}
+	view := podView{expectedRemovals: removals, settled: settled, held: held, done: done, shortlist: sync.newShortlist(len(all) + held.Len())}
 	view.uncountedSucceeded = uidSet(sync.st.UncountedTerminatedPods.Succeeded)
 	view.uncountedFailed = uidSet(sync.st.UncountedTerminatedPods.Failed)
 	if sync.indexed {
@@ -168,7 +168,7 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, held *ActivePods, do
 				continue
 			}
 		}
-		view.finishedOrDeleting = appendExtrapolated(view.finishedOrDeleting, sync.classifyPod(p, ref == nil, exp.FinalizerRemovals), i+1, len(all))
+		view.finishedOrDeleting = appendExtrapolated(view.finishedOrDeleting, sync.classifyPod(p, ref == nil, removals), i+1, len(all))
 	}
 	if err := repeatedUID(all, counted, uids); err != nil {
 		return podView{}, err

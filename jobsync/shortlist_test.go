@@ -100,7 +100,7 @@ func TestPropertyShortlistIsFirstRanked(t *testing.T) {
 
 		var plan Plan
 		sync := newSyncState(Snapshot{Job: job, Pods: pods, Now: now}, opts, &plan)
-		view, err := sync.scan(pods, 0, nil, nil, plan.Expectations)
+		view, err := sync.scan(pods, 0, nil, nil, plan.Expectations.FinalizerRemovals)
 		if err != nil {
 			t.Fatalf("scan: %v", err)
 		}

@@ -27,6 +27,12 @@ type syncState struct {
 	indexed   bool
 	perIndex  bool // backoffLimitPerIndex is set (Indexed Jobs only)
 	suspended bool
+	// satisfied says the expectations of earlier syncs are met (or timed
+	// out), and manages that the sync may create and delete pods: it is
+	// satisfied and the Job is not being deleted. Decided once here, as
+	// both the scan (whether to rank active pods) and Reconcile (whether to
+	// run manage) act on it.
+	satisfied, manages bool
 }
 
 // newSyncState makes the state of one sync of s.Job: the status copy (with
@@ -46,8 +52,10 @@ func newSyncState(s Snapshot, opts Options, plan *Plan) syncState {
 		plan:      plan,
 		indexed:   isIndexed(job),
 		suspended: job.Spec.Suspend != nil && *job.Spec.Suspend,
+		satisfied: s.Expectations.Satisfied(s.Now, opts.ExpectationsTimeout),
 	}
 	sync.perIndex = sync.indexed && job.Spec.BackoffLimitPerIndex != nil
+	sync.manages = sync.satisfied && job.DeletionTimestamp == nil
 	return sync
 }
 
