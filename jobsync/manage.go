@@ -70,29 +70,10 @@ func (sync *syncState) manage(view *podView, counts finishedCounts, progress ind
 	c := view.counts
 	active := c.active
 	if sync.suspended {
-		rm := sync.forRemoval(view, int(active))
-		sync.plan.Expectations = sync.plan.Expectations.ExpectDeletions(len(rm), sync.now)
-		sync.plan.Deletions = slices.Grow(sync.plan.Deletions, len(rm))
-		for _, d := range rm {
-			sync.addDeletion(&c, d.pod(), d.rank.Ready(), d.finalizer, "the Job is suspended")
-		}
+		sync.deleteRanked(&c, sync.forRemoval(view, int(active)), func(*candidate) string { return "the Job is suspended" })
 		return c
 	}
-
-	parallelism := *job.Spec.Parallelism
-	var want int32
-	if job.Spec.Completions == nil {
-		// A work queue: once any pod succeeded, the rest finish on their own
-		// and nothing new starts.
-		if counts.succeeded > 0 {
-			want = active
-		} else {
-			want = parallelism
-		}
-	} else {
-		want = max(0, min(*job.Spec.Completions-counts.succeeded, parallelism))
-	}
-
+	want := sync.wantActive(active, counts.succeeded)
 	// Only the first MaxPodCreateDeletePerSync pods of the deletion order
 	// go in one sync: ask for no more.
 	rm := sync.forRemoval(view, int(max(0, min(active-want, int32(sync.opts.MaxPodCreateDeletePerSync)))))
@@ -100,28 +81,24 @@ func (sync *syncState) manage(view *podView, counts finishedCounts, progress ind
 		rm = rm[:sync.opts.MaxPodCreateDeletePerSync]
 	}
 	if len(rm) > 0 {
-		sync.plan.Expectations = sync.plan.Expectations.ExpectDeletions(len(rm), sync.now)
 		reason := fmt.Sprintf("%s active, the Job wants %d", count(int(active), "pod is", "pods are"), want)
 		var repeated *indexSet
 		if view.indexTrouble {
 			repeated = sync.repeatedActiveIndexes(view.activePods())
 		}
-		sync.plan.Deletions = slices.Grow(sync.plan.Deletions, len(rm))
-		for _, d := range rm {
-			r := reason
-			if view.indexTrouble {
+		sync.deleteRanked(&c, rm, func(d *candidate) string {
+			if !view.indexTrouble {
 				// Without trouble every active pod has its own valid
 				// index: each goes as surplus.
-				r = sync.indexedDeletionReason(d.pod(), reason, repeated)
+				return reason
 			}
-			sync.addDeletion(&c, d.pod(), d.rank.Ready(), d.finalizer, r)
-		}
+			return sync.indexedDeletionReason(d.pod(), reason, repeated)
+		})
 		if sync.indexed {
 			sync.plan.Notes = append(sync.plan.Notes, "no pods are created: a sync that deletes pods does not create any")
 		}
 		return c
 	}
-
 	var terminating int32
 	if onlyReplaceFailed(job) {
 		terminating = c.terminating
@@ -140,26 +117,56 @@ func (sync *syncState) manage(view *podView, counts finishedCounts, progress ind
 			return c
 		}
 	}
-	diff = min(diff, int32(sync.opts.MaxPodCreateDeletePerSync))
-	if len(job.Spec.Template.Labels) == 0 && !sync.indexed {
+	sync.createMissing(&c, view, progress, want, min(diff, int32(sync.opts.MaxPodCreateDeletePerSync)))
+	return c
+}
+
+// wantActive is how many active pods the Job wants, given active now and
+// succeeded so far: what remains of the completions, at most parallelism;
+// a work queue (no completions) wants parallelism until a pod succeeds,
+// after which the rest finish on their own and nothing new starts.
+func (sync *syncState) wantActive(active, succeeded int32) int32 {
+	parallelism := *sync.job.Spec.Parallelism
+	if sync.job.Spec.Completions == nil {
+		if succeeded > 0 {
+			return active
+		}
+		return parallelism
+	}
+	return max(0, min(*sync.job.Spec.Completions-succeeded, parallelism))
+}
+
+// deleteRanked adds the deletions of the ranked pods rm, in their order,
+// each with the reason reason gives it, and expects them.
+func (sync *syncState) deleteRanked(c *podCounts, rm []*candidate, reason func(*candidate) string) {
+	sync.plan.Expectations = sync.plan.Expectations.ExpectDeletions(len(rm), sync.now)
+	sync.plan.Deletions = slices.Grow(sync.plan.Deletions, len(rm))
+	for _, d := range rm {
+		sync.addDeletion(c, d.pod(), d.rank.Ready(), d.finalizer, reason(d))
+	}
+}
+
+// createMissing creates up to diff pods of a Job that wants want active
+// pods: for an Indexed Job, those of its first pending indexes past their
+// per-index backoff.
+func (sync *syncState) createMissing(c *podCounts, view *podView, progress indexProgress, want, diff int32) {
+	if len(sync.job.Spec.Template.Labels) == 0 && !sync.indexed {
 		// The pod control refuses to create pods without labels; upstream
 		// sets and then lowers its expectations and retries with a rate
 		// limit, as the caller should. An Indexed Job's pods always have
 		// one: their completion index.
 		sync.plan.Expectations = sync.plan.Expectations.ExpectCreations(0, sync.now)
 		sync.plan.Notes = append(sync.plan.Notes, "no pods are created: the pod template has no labels, and pods without labels are refused")
-		return c
+		return
 	}
-
 	if !sync.indexed {
 		sync.plan.Expectations = sync.plan.Expectations.ExpectCreations(int(diff), sync.now)
-		reason := fmt.Sprintf("%s active, the Job wants %d", count(int(active), "pod is", "pods are"), want)
+		reason := fmt.Sprintf("%s active, the Job wants %d", count(int(c.active), "pod is", "pods are"), want)
 		for range diff {
-			sync.addCreation(&c, indexes.Unknown, reason, nil)
+			sync.addCreation(c, indexes.Unknown, reason, nil)
 		}
-		return c
+		return
 	}
-
 	toAdd := sync.pendingIndexes(view, progress, int(diff))
 	if sync.perIndex {
 		var wait time.Duration
@@ -167,14 +174,13 @@ func (sync *syncState) manage(view *podView, counts finishedCounts, progress ind
 		if wait > 0 {
 			sync.requeue(wait, true)
 			sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("no pods are created: every pending index is in its pod-failure backoff, the first ends in %v", wait))
-			return c
+			return
 		}
 	}
 	sync.plan.Expectations = sync.plan.Expectations.ExpectCreations(len(toAdd), sync.now)
 	for _, ix := range toAdd {
-		sync.addCreation(&c, ix, fmt.Sprintf("index %d is pending", ix), progress.delayedRemoval[ix])
+		sync.addCreation(c, ix, fmt.Sprintf("index %d is pending", ix), progress.delayedRemoval[ix])
 	}
-	return c
 }
 
 // pendingIndexes returns up to n indexes below completions that have no
