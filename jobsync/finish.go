@@ -28,11 +28,11 @@ import (
 func (sync *syncState) decideFinish(view *podView, counts finishedCounts, progress indexProgress, start *metav1.Time) *batchv1.JobCondition {
 	job := sync.job
 	var finish *batchv1.JobCondition
-	if c := findCondition(sync.st.Conditions, batchv1.JobSuccessCriteriaMet); c != nil && c.Status == corev1.ConditionTrue {
+	if c := findCondition(sync.job.Status.Conditions, batchv1.JobSuccessCriteriaMet); c != nil && c.Status == corev1.ConditionTrue {
 		finish = c.DeepCopy()
 	}
 	if finish == nil {
-		if c := findCondition(sync.st.Conditions, batchv1.JobFailureTarget); c != nil && c.Status == corev1.ConditionTrue {
+		if c := findCondition(sync.job.Status.Conditions, batchv1.JobFailureTarget); c != nil && c.Status == corev1.ConditionTrue {
 			finish = newCondition(batchv1.JobFailed, c.Reason, c.Message, sync.now)
 		} else if msg, ok := sync.failJobMessage(view); ok {
 			finish = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonPodFailurePolicy, msg, sync.now)

@@ -45,7 +45,7 @@ func (sync *syncState) indexProgress(view *podView) indexProgress {
 // does) and returns it, and it with the valid indexes of succeeded pods
 // that still carry the tracking finalizer.
 func (sync *syncState) succeededIndexes(view *podView) (prev, now indexes.Set) {
-	prev = indexes.ParseLenient(sync.st.CompletedIndexes, int(*sync.job.Spec.Completions))
+	prev = indexes.ParseLenient(sync.job.Status.CompletedIndexes, int(*sync.job.Spec.Completions))
 	counts := func(r *podRecord) bool { return r.succeeded && r.finalizer && r.validIndex }
 	n := 0
 	for i := range view.finishedOrDeleting {
@@ -93,8 +93,8 @@ func sortIndexes(ixs []int, completions int) []int {
 // with the tracking finalizer whose failure fails their index.
 func (sync *syncState) failedIndexes(view *podView) indexes.Set {
 	var prev indexes.Set
-	if sync.st.FailedIndexes != nil {
-		prev = indexes.ParseLenient(*sync.st.FailedIndexes, int(*sync.job.Spec.Completions))
+	if sync.job.Status.FailedIndexes != nil {
+		prev = indexes.ParseLenient(*sync.job.Status.FailedIndexes, int(*sync.job.Spec.Completions))
 	}
 	var add []int
 	for i := range view.finishedOrDeleting {

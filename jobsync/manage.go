@@ -52,7 +52,7 @@ func (sync *syncState) managePods(view *podView, counts finishedCounts, progress
 		failed.apply(&pods, sync.plan.Deletions, true) // resume.go
 		return pods
 	case !sync.satisfied:
-		exp := sync.plan.Expectations
+		exp := sync.expected
 		sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("no pods are created or deleted: waiting to observe %d creations and %d deletions", exp.Creations, exp.Deletions))
 	default:
 		sync.plan.Notes = append(sync.plan.Notes, "no pods are created or deleted: the Job is being deleted")

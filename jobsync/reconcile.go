@@ -49,7 +49,7 @@ func reconcile(s Snapshot, opts Options, failed *PodFailures) (Plan, error) {
 	}
 	// startTime travels from step to step as a value, and reaches the
 	// status copy once the suspend step has had its say.
-	start := sync.st.StartTime
+	start := job.Status.StartTime
 	if start == nil && !sync.suspended {
 		start = ptrTime(s.Now)
 	}

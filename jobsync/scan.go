@@ -123,8 +123,10 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, held *ActivePods, do
 // newPodView makes the view the scan of n listed pods fills in.
 func (sync *syncState) newPodView(n, settled int, held *ActivePods, done *SucceededPods, removals expectations.UIDSet) podView {
 	view := podView{expectedRemovals: removals, settled: settled, held: held, done: done, shortlist: sync.newShortlist(n + held.Len())}
-	view.uncountedSucceeded = uidSet(sync.st.UncountedTerminatedPods.Succeeded)
-	view.uncountedFailed = uidSet(sync.st.UncountedTerminatedPods.Failed)
+	if u := sync.job.Status.UncountedTerminatedPods; u != nil {
+		view.uncountedSucceeded = uidSet(u.Succeeded)
+		view.uncountedFailed = uidSet(u.Failed)
+	}
 	if sync.indexed {
 		view.activeIndexes = newIndexSet(n)
 	}

@@ -16,7 +16,10 @@ import (
 // counterpart of upstream's per-sync context: the options, the clock
 // reading, the caller's Job (read only) and facts of its spec, and the two
 // things the steps add to, the status being built (a deep copy) and the
-// plan. What a step decides travels in its results, not in here.
+// plan. What a step decides travels in its results, not in here: a step
+// reads the caller's Job, never the status copy another step changed (only
+// setPodCounts, the suspend step and track, which writes the status,
+// touch the copy).
 type syncState struct {
 	opts Options
 	now  time.Time
@@ -33,6 +36,8 @@ type syncState struct {
 	// both the scan (whether to rank active pods) and Reconcile (whether to
 	// run manage) act on it.
 	satisfied, manages bool
+	// expected is the caller's expectations as the sync found them.
+	expected expectations.Expectations
 }
 
 // newSyncState makes the state of one sync of s.Job: the status copy (with
@@ -53,6 +58,7 @@ func newSyncState(s Snapshot, opts Options, plan *Plan) syncState {
 		indexed:   isIndexed(job),
 		suspended: job.Spec.Suspend != nil && *job.Spec.Suspend,
 		satisfied: s.Expectations.Satisfied(s.Now, opts.ExpectationsTimeout),
+		expected:  s.Expectations,
 	}
 	sync.perIndex = sync.indexed && job.Spec.BackoffLimitPerIndex != nil
 	sync.manages = sync.satisfied && job.DeletionTimestamp == nil
