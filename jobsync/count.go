@@ -93,22 +93,22 @@ func (sync *syncState) newlyFinished(view *podView) newlyFinishedPods {
 	return nf
 }
 
-// newlyDone counts the held succeeded pods (view.done) that newly
+// newlyDone counts the held succeeded pods (view.succeeded) that newly
 // succeeded: all but those whose finalizer removal is expected (no longer
 // tracked) and those already in uncountedTerminatedPods.succeeded. Only
 // the UIDs of these two short lists are looked up.
 func (view *podView) newlyDone() int {
-	n := view.done.Len()
+	n := view.succeeded.Len()
 	if n == 0 {
 		return 0
 	}
 	for uid := range view.expectedRemovals.All() {
-		if view.done.Has(uid) {
+		if view.succeeded.Has(uid) {
 			n--
 		}
 	}
 	for uid := range view.uncountedSucceeded {
-		if view.done.Has(uid) && !view.expectedRemovals.Has(uid) {
+		if view.succeeded.Has(uid) && !view.expectedRemovals.Has(uid) {
 			n--
 		}
 	}
@@ -122,7 +122,7 @@ func (view *podView) isNewlyDone(p *corev1.Pod) bool {
 
 // anyNewlyDone returns a held pod that newly succeeded (newlyDone > 0).
 func (view *podView) anyNewlyDone() *corev1.Pod {
-	for _, e := range view.done.heap {
+	for _, e := range view.succeeded.heap {
 		if view.isNewlyDone(e.pod) {
 			return e.pod
 		}
@@ -142,8 +142,8 @@ func (sync *syncState) succeededPods(view *podView, nf newlyFinishedPods) []*cor
 			out = append(out, r.pod)
 		}
 	}
-	if view.done != nil {
-		for _, e := range view.done.heap {
+	if view.succeeded != nil {
+		for _, e := range view.succeeded.heap {
 			if view.isNewlyDone(e.pod) {
 				out = append(out, e.pod)
 			}

@@ -111,10 +111,10 @@ func (sync *syncState) pastBackoffLimitOnFailure(view *podView) bool {
 		}
 		restarts += restartSum(p)
 	}
-	if view.held != nil {
+	if view.active != nil {
 		// Their sum, kept as they were put; int32 sums wrap around alike
 		// in any order.
-		restarts += view.held.restarts
+		restarts += view.active.restarts
 	}
 	limit := *sync.job.Spec.BackoffLimit
 	if limit == 0 {

@@ -37,18 +37,18 @@ import (
 //
 // settled is the number of pods the caller left out as settled (see
 // SettledFilter): the scan would have passed over each of them at its
-// first test of a terminal pod without the finalizer. held is the caller's
+// first test of a terminal pod without the finalizer. active is the caller's
 // set of active pods (see ActivePods), nil for none: the scan adds its sums
 // to what it counts in all, ranks its pods with the others when the sync
 // may delete, and the view walks them only when asked for the active pods.
-// done is the caller's set of succeeded pods (see SucceededPods), nil for
+// succeeded is the caller's set of succeeded pods (see SucceededPods), nil for
 // none: the count and tracking steps read it. The scan checks that no pod
 // of all has a UID either set holds (see listedAndHeld).
-func (sync *syncState) scan(all []*corev1.Pod, settled int, held *ActivePods, done *SucceededPods, removals expectations.UIDSet) (podView, error) {
-	if err := sync.checkSets(held, done); err != nil {
+func (sync *syncState) scan(all []*corev1.Pod, settled int, active *ActivePods, succeeded *SucceededPods, removals expectations.UIDSet) (podView, error) {
+	if err := sync.checkSets(active, succeeded); err != nil {
 		return podView{}, err
 	}
-	view := sync.newPodView(len(all), settled, held, done, removals)
+	view := sync.newPodView(len(all), settled, active, succeeded, removals)
 	view.pods = all // replaced by a filtered copy at the first pod not kept as it is
 	copied := false
 	claims := claimer{sync: sync, match: newLabelMatcher(sync.job.Spec.Selector), deleting: sync.job.DeletionTimestamp != nil}
@@ -112,17 +112,17 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, held *ActivePods, do
 	if err := counted.check(all); err != nil {
 		return podView{}, err
 	}
-	if err := listedAndHeld(all, held, done); err != nil {
+	if err := listedAndHeld(all, active, succeeded); err != nil {
 		return podView{}, err
 	}
-	view.addHeld(sync, held)
+	view.addActive(sync, active)
 	claims.finish(untracked)
 	return view, nil
 }
 
 // newPodView makes the view the scan of n listed pods fills in.
-func (sync *syncState) newPodView(n, settled int, held *ActivePods, done *SucceededPods, removals expectations.UIDSet) podView {
-	view := podView{expectedRemovals: removals, settled: settled, held: held, done: done, shortlist: sync.newShortlist(n + held.Len())}
+func (sync *syncState) newPodView(n, settled int, active *ActivePods, succeeded *SucceededPods, removals expectations.UIDSet) podView {
+	view := podView{expectedRemovals: removals, settled: settled, active: active, succeeded: succeeded, shortlist: sync.newShortlist(n + active.Len())}
 	if u := sync.job.Status.UncountedTerminatedPods; u != nil {
 		view.uncountedSucceeded = uidSet(u.Succeeded)
 		view.uncountedFailed = uidSet(u.Failed)
@@ -135,13 +135,13 @@ func (sync *syncState) newPodView(n, settled int, held *ActivePods, done *Succee
 
 // checkSets checks that the caller's sets were made for this Job (and, for
 // the succeeded pods, this tracking finalizer); nil sets pass.
-func (sync *syncState) checkSets(held *ActivePods, done *SucceededPods) error {
+func (sync *syncState) checkSets(active *ActivePods, succeeded *SucceededPods) error {
 	job := sync.job
-	if held != nil && !sameJob(held.job, job) {
-		return inputErr("active", uidOf(held.job), "was made for another Job (another UID, namespace, completion mode or pod failure policy)")
+	if active != nil && !sameJob(active.job, job) {
+		return inputErr("active", uidOf(active.job), "was made for another Job (another UID, namespace, completion mode or pod failure policy)")
 	}
-	if done != nil && (!sameJob(done.job, job) || done.finalizer != sync.opts.TrackingFinalizer) {
-		return inputErr("succeeded", uidOf(done.job), "was made for another Job (another UID, namespace, completion mode or pod failure policy) or another tracking finalizer")
+	if succeeded != nil && (!sameJob(succeeded.job, job) || succeeded.finalizer != sync.opts.TrackingFinalizer) {
+		return inputErr("succeeded", uidOf(succeeded.job), "was made for another Job (another UID, namespace, completion mode or pod failure policy) or another tracking finalizer")
 	}
 	return nil
 }
@@ -155,7 +155,7 @@ func (view *podView) countActive(sync *syncState, p *corev1.Pod, earlier []*core
 	ix := indexes.Unknown
 	if sync.indexed {
 		ix = indexes.Of(p.Annotations)
-		if ix == indexes.Unknown || ix >= int(*sync.job.Spec.Completions) || !view.activeIndexes.set(ix) || view.held.holdsIndex(ix) {
+		if ix == indexes.Unknown || ix >= int(*sync.job.Spec.Completions) || !view.activeIndexes.set(ix) || view.active.holdsIndex(ix) {
 			view.indexTrouble = true
 		}
 	}
@@ -173,13 +173,13 @@ func (view *podView) countActive(sync *syncState, p *corev1.Pod, earlier []*core
 	}
 }
 
-// addHeld adds the sums of the caller's set of active pods (nil for none)
+// addActive adds the sums of the caller's set of active pods (nil for none)
 // to what the scan counted in the listed pods. The held pods come after
 // the listed ones: they join the ranking (started now if they take the
 // count past parallelism) as the listed pods did; their readiness is the
 // set's sum.
-func (view *podView) addHeld(sync *syncState, held *ActivePods) {
-	n := held.Len()
+func (view *podView) addActive(sync *syncState, active *ActivePods) {
+	n := active.Len()
 	if n == 0 {
 		return
 	}
@@ -188,13 +188,13 @@ func (view *podView) addHeld(sync *syncState, held *ActivePods) {
 		sl.catchUp(view.pods)
 	}
 	if sl.ranking {
-		for i := range held.pods {
-			sl.add(held.pods[i].pod, held.pods[i].index)
+		for i := range active.pods {
+			sl.add(active.pods[i].pod, active.pods[i].index)
 		}
 	}
 	view.counts.active += int32(n)
-	view.counts.ready += int32(held.ready)
-	if sync.indexed && (held.indexes.repeated() || held.indexes.atOrAbove(int(*sync.job.Spec.Completions))) {
+	view.counts.ready += int32(active.ready)
+	if sync.indexed && (active.indexes.repeated() || active.indexes.atOrAbove(int(*sync.job.Spec.Completions))) {
 		view.indexTrouble = true
 	}
 }
@@ -265,15 +265,15 @@ func (c *claimer) finish(untracked int) {
 // listed pod, and nothing when both sets are empty. A pod held in both sets
 // is not looked for: that would walk a set, of up to millions of pods, on
 // every sync.
-func listedAndHeld(all []*corev1.Pod, held *ActivePods, done *SucceededPods) error {
-	if held.Len() == 0 && done.Len() == 0 {
+func listedAndHeld(all []*corev1.Pod, active *ActivePods, succeeded *SucceededPods) error {
+	if active.Len() == 0 && succeeded.Len() == 0 {
 		return nil
 	}
 	for i, p := range all {
 		switch {
-		case held.Has(p.UID):
+		case active.Has(p.UID):
 			return inputErr(fmt.Sprintf("pods[%d].metadata.uid", i), p.UID, "is also the UID of a pod in the snapshot's ActivePods")
-		case done.Has(p.UID):
+		case succeeded.Has(p.UID):
 			return inputErr(fmt.Sprintf("pods[%d].metadata.uid", i), p.UID, "is also the UID of a pod in the snapshot's SucceededPods")
 		}
 	}

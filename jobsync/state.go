@@ -72,13 +72,14 @@ type podView struct {
 	// settled is the number of the Job's pods the caller left out of the
 	// snapshot as settled (Snapshot.SettledPods): only neverStarted reads it.
 	settled int
-	// held is the caller's set of active pods kept out of pods (nil for
-	// none); counts and, for Indexed Jobs, indexTrouble include them.
-	held *ActivePods
-	// done is the caller's set of succeeded pods carrying the tracking
-	// finalizer kept out of pods (nil for none); only newlyFinished,
-	// succeededPods, track and neverStarted read it.
-	done *SucceededPods
+	// active is Snapshot.Active, the caller's set of active pods kept out
+	// of pods (nil for none); counts and, for Indexed Jobs, indexTrouble
+	// include them.
+	active *ActivePods
+	// succeeded is Snapshot.Succeeded, the caller's set of succeeded pods
+	// carrying the tracking finalizer kept out of pods (nil for none); only
+	// newlyFinished, succeededPods, track and neverStarted read it.
+	succeeded *SucceededPods
 	// finishedOrDeleting holds the records of those of pods that are
 	// terminal or being deleted, but terminal ones without the tracking
 	// finalizer only under a pod failure policy (see scan).
@@ -121,9 +122,9 @@ func (view *podView) activePods() []*corev1.Pod {
 			out = append(out, p)
 		}
 	}
-	if view.held != nil {
-		for i := range view.held.pods {
-			out = append(out, view.held.pods[i].pod)
+	if view.active != nil {
+		for i := range view.active.pods {
+			out = append(out, view.active.pods[i].pod)
 		}
 	}
 	return out
@@ -132,17 +133,17 @@ func (view *podView) activePods() []*corev1.Pod {
 // hasActiveIndex reports whether an active pod, in pods or held, has
 // completion index ix.
 func (view *podView) hasActiveIndex(ix int) bool {
-	return view.activeIndexes.has(ix) || view.held.holdsIndex(ix)
+	return view.activeIndexes.has(ix) || view.active.holdsIndex(ix)
 }
 
 // activeIndexSet returns the completion indexes of the active pods, in pods
 // or held.
 func (view *podView) activeIndexSet() indexes.Set {
 	found := view.activeIndexes.members()
-	if view.held.Len() == 0 {
+	if view.active.Len() == 0 {
 		return found
 	}
-	return found.Union(view.held.indexes.members())
+	return found.Union(view.active.indexes.members())
 }
 
 // setPodCounts writes the pod counts into the status and reports whether

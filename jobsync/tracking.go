@@ -124,10 +124,10 @@ func (sync *syncState) stillTracked(view *podView) map[types.UID]bool {
 	// The pods held in the caller's sets are looked up by the UIDs
 	// recorded, not walked: in both sets, since a snapshot may give
 	// one UID to two pods.
-	if view.held.Len() > 0 || view.done.Len() > 0 {
+	if view.active.Len() > 0 || view.succeeded.Len() > 0 {
 		for _, uids := range []map[types.UID]bool{view.uncountedSucceeded, view.uncountedFailed} {
 			for uid := range uids {
-				for _, p := range [2]*corev1.Pod{view.held.get(uid), view.done.get(uid)} {
+				for _, p := range [2]*corev1.Pod{view.active.get(uid), view.succeeded.get(uid)} {
 					if p != nil && tracked(p) {
 						stillTracked[uid] = true
 					}
@@ -229,7 +229,7 @@ func (sync *syncState) setIndexes(progress indexProgress, newSucceeded []int) bo
 func (sync *syncState) releaseCandidates(view *podView, progress indexProgress, finish *batchv1.JobCondition, mostDone int) recordSource {
 	all := sync.job.DeletionTimestamp != nil || finish != nil
 	finished := view.finishedOrDeleting
-	if len(finished) == 0 && !all && view.done.Len() == 0 {
+	if len(finished) == 0 && !all && view.succeeded.Len() == 0 {
 		return recordSource{} // the steady state: nothing to release
 	}
 	// more holds the records of pods the scan did not classify: the
@@ -245,8 +245,8 @@ func (sync *syncState) releaseCandidates(view *podView, progress indexProgress, 
 			}
 		}
 	}
-	if view.done.Len() > 0 {
-		for _, p := range view.done.first(mostDone, view.expectedRemovals) {
+	if view.succeeded.Len() > 0 {
+		for _, p := range view.succeeded.first(mostDone, view.expectedRemovals) {
 			more = append(more, sync.classifyPod(p, false, view.expectedRemovals))
 		}
 	}
