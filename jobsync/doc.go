@@ -111,6 +111,8 @@
 //   - doc.go: this documentation.
 //   - reconcile.go: Reconcile, the list of the steps of one sync in
 //     upstream's order, which assembles the plan.
+//   - assemble.go: the plan parts the pod and tracking steps return, and
+//     their assembly into the plan.
 //   - plan.go: Snapshot, what a sync reads, and Plan with its parts, what it
 //     decides.
 //   - options.go: Options, upstream's flags, constants and feature gates

@@ -19,45 +19,51 @@ import (
 // pod counts once the deletions are carried out, and finish, or nil when
 // the Job cannot be declared finished in this sync: failed, when not nil,
 // says some deletion failed (see Resume), or pod creations and deletions
-// of earlier syncs may not be seen yet.
-func (sync *syncState) deleteAllActive(view *podView, finish *batchv1.JobCondition, failed *PodFailures) (podCounts, *batchv1.JobCondition) {
+// of earlier syncs may not be seen yet. The deletions are in the plan part
+// it returns, made from mem.
+func (sync *syncState) deleteAllActive(view *podView, finish *batchv1.JobCondition, failed *PodFailures, mem Memory) (podCounts, *batchv1.JobCondition, Plan) {
+	part := newPart(mem)
+	sync = sync.into(&part)
 	c := view.counts
 	reason := fmt.Sprintf("the Job is finishing (%s)", finish.Reason)
 	for _, p := range sync.sortedForPlan(view.activePods()) {
 		sync.addDeletion(&c, p, podorder.IsReady(p), false, reason)
 	}
-	if failed.apply(&c, sync.plan.Deletions, false) { // resume.go
+	if failed.apply(&c, part.Deletions, false) { // resume.go
 		// Upstream declares the Job finished only once every active
 		// pod's deletion went through.
 		sync.plan.Notes = append(sync.plan.Notes, "the Job is not declared finished: deleting its active pods failed")
-		return c, nil
+		return c, nil, part
 	}
 	if !sync.satisfied {
 		// Pods may exist that this view does not show yet; upstream waits
 		// before declaring the Job finished.
 		sync.plan.Notes = append(sync.plan.Notes, "the Job is not declared finished: pod creations or deletions are still expected")
-		return c, nil
+		return c, nil, part
 	}
-	return c, finish
+	return c, finish, part
 }
 
 // managePods runs manage when the sync may create and delete pods
 // (sync.manages), with failed, when not nil, saying which of its calls
 // failed (see Resume), and returns the pod counts once its deletions and
-// creations are carried out; otherwise it says why no pods change.
-func (sync *syncState) managePods(view *podView, counts finishedCounts, progress indexProgress, failed *PodFailures) podCounts {
+// creations are carried out; otherwise it says why no pods change. What it
+// decides is in the plan part it returns, made from mem.
+func (sync *syncState) managePods(view *podView, counts finishedCounts, progress indexProgress, failed *PodFailures, mem Memory) (podCounts, Plan) {
+	part := newPart(mem)
+	sync = sync.into(&part)
 	switch {
 	case sync.manages:
 		pods := sync.manage(view, counts, progress)
-		failed.apply(&pods, sync.plan.Deletions, true) // resume.go
-		return pods
+		failed.apply(&pods, part.Deletions, true) // resume.go
+		return pods, part
 	case !sync.satisfied:
 		exp := sync.expected
 		sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("no pods are created or deleted: waiting to observe %d creations and %d deletions", exp.Creations, exp.Deletions))
 	default:
 		sync.plan.Notes = append(sync.plan.Notes, "no pods are created or deleted: the Job is being deleted")
 	}
-	return view.counts
+	return view.counts, part
 }
 
 // manage brings the number of active pods to what the Job wants: all gone

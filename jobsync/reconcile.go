@@ -61,12 +61,17 @@ func reconcile(s Snapshot, opts Options, failed *PodFailures) (Plan, error) {
 	counts = counts.withIndexes(progress, sync.indexed)
 	finish := sync.decideFinish(&view, counts, progress, start) // finish.go
 
+	// The pod step's part of the plan comes before the suspend step's
+	// events and the tracking step's part.
 	var pods podCounts
+	var podPart Plan
 	suspendChanged := false
 	if finish != nil {
-		pods, finish = sync.deleteAllActive(&view, finish, failed) // manage.go
+		pods, finish, podPart = sync.deleteAllActive(&view, finish, failed, plan.memory()) // manage.go
+		plan.assemble(podPart)
 	} else {
-		pods = sync.managePods(&view, counts, progress, failed)     // manage.go
+		pods, podPart = sync.managePods(&view, counts, progress, failed, plan.memory()) // manage.go
+		plan.assemble(podPart)
 		if sync.completionsReached(pods.active, counts.succeeded) { // finish.go
 			finish = newCondition(batchv1.JobSuccessCriteriaMet, batchv1.JobReasonCompletionsReached, msgCompletionsReached, sync.now)
 		} else if sync.manages {
@@ -78,8 +83,10 @@ func reconcile(s Snapshot, opts Options, failed *PodFailures) (Plan, error) {
 
 	// The write-ahead accounting, the status writes and the terminal
 	// condition.
-	if err := sync.track(&view, progress, finish, pods.terminating, counts.backoff, needsWrite); err != nil { // tracking.go
+	trackPart, err := sync.track(&view, progress, finish, pods.terminating, counts.backoff, needsWrite, plan.memory()) // tracking.go
+	if err != nil {
 		return Plan{}, err
 	}
+	plan.assemble(trackPart)
 	return plan, nil
 }

@@ -27,13 +27,16 @@ import (
 // still terminating once the sync's deletions are carried out, and
 // newBackoff the backoff record to keep once the interim status is
 // written. needsWrite says the status already differs from the Job's in
-// ways that must be written. It fails only when a counter would pass int32.
-func (sync *syncState) track(view *podView, progress indexProgress, finish *batchv1.JobCondition, terminating int32, newBackoff backoff.Record, needsWrite bool) error {
+// ways that must be written. What it decides is in the plan part it
+// returns, made from mem. It fails only when a counter would pass int32.
+func (sync *syncState) track(view *podView, progress indexProgress, finish *batchv1.JobCondition, terminating int32, newBackoff backoff.Record, needsWrite bool, mem Memory) (Plan, error) {
+	part := newPart(mem)
+	sync = sync.into(&part)
 	st := sync.st
 	stillTracked := sync.stillTracked(view)
 	// Pods recorded earlier whose finalizer is gone (or going) are counted now.
 	if moved, err := moveCounted(st, stillTracked); err != nil {
-		return err
+		return Plan{}, err
 	} else if moved {
 		needsWrite = true
 	}
@@ -76,7 +79,7 @@ func (sync *syncState) track(view *podView, progress indexProgress, finish *batc
 		sync.plan.Expectations = sync.plan.Expectations.ExpectFinalizerRemovals(uids...)
 	}
 	if moved, err := moveCounted(st, stillTracked); err != nil {
-		return err
+		return Plan{}, err
 	} else if moved {
 		needsWrite = true
 	}
@@ -92,7 +95,7 @@ func (sync *syncState) track(view *podView, progress indexProgress, finish *batc
 			sync.plan.Expectations.JobFinished = true
 		}
 	}
-	return nil
+	return part, nil
 }
 
 // stillTracked returns the UIDs of status.uncountedTerminatedPods whose pod
