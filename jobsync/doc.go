@@ -119,8 +119,9 @@
 //     that a sync reads.
 //   - input.go: InputError and the checks of a snapshot that Reconcile
 //     cannot decide on.
-//   - state.go: syncState, what every step reads, and podView, what the scan
-//     makes of the pods.
+//   - state.go: syncState, what every step reads, and the pod counts.
+//   - census.go: podCensus, what the scan finds of the pods, which the steps
+//     query.
 //   - skip.go: the syncs that stop before reading any pod.
 //   - scan.go: scan, the one pass over the listed pods, with the ownership
 //     claims and the duplicate-UID check.

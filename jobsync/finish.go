@@ -25,7 +25,7 @@ import (
 // pod management (completionsReached). The result is the condition the Job
 // is heading to, nil when it is not finishing. start is the Job's
 // startTime as this sync sees it, nil for not started.
-func (sync *syncState) decideFinish(view *podView, counts finishedCounts, progress indexProgress, start *metav1.Time) *batchv1.JobCondition {
+func (sync *syncState) decideFinish(census *podCensus, counts finishedCounts, progress indexProgress, start *metav1.Time) *batchv1.JobCondition {
 	job := sync.job
 	var finish *batchv1.JobCondition
 	if c := findCondition(sync.job.Status.Conditions, batchv1.JobSuccessCriteriaMet); c != nil && c.Status == corev1.ConditionTrue {
@@ -34,13 +34,13 @@ func (sync *syncState) decideFinish(view *podView, counts finishedCounts, progre
 	if finish == nil {
 		if c := findCondition(sync.job.Status.Conditions, batchv1.JobFailureTarget); c != nil && c.Status == corev1.ConditionTrue {
 			finish = newCondition(batchv1.JobFailed, c.Reason, c.Message, sync.now)
-		} else if msg, ok := sync.failJobMessage(view); ok {
+		} else if msg, ok := sync.failJobMessage(census); ok {
 			finish = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonPodFailurePolicy, msg, sync.now)
 		}
 	}
 	if finish == nil {
 		switch {
-		case counts.failed > *job.Spec.BackoffLimit || sync.pastBackoffLimitOnFailure(view):
+		case counts.failed > *job.Spec.BackoffLimit || sync.pastBackoffLimitOnFailure(census):
 			finish = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonBackoffLimitExceeded, msgBackoffLimitExceeded, sync.now)
 		case sync.pastDeadline(start):
 			finish = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonDeadlineExceeded, msgDeadlineExceeded, sync.now)
@@ -74,13 +74,13 @@ func (sync *syncState) decideFinish(view *podView, counts finishedCounts, progre
 // the order it lists pods; here it is the first in listing order
 // (listingCompare, which puts adopted pods last), not the canonical order
 // the tracking steps use.
-func (sync *syncState) failJobMessage(view *podView) (string, bool) {
+func (sync *syncState) failJobMessage(census *podCensus) (string, bool) {
 	if sync.job.Spec.PodFailurePolicy == nil {
 		return "", false
 	}
 	var first *podRecord
-	for i := range view.finishedOrDeleting {
-		r := &view.finishedOrDeleting[i]
+	for i := range census.finishedOrDeleting {
+		r := &census.finishedOrDeleting[i]
 		if !r.failed || r.verdict().action != batchv1.PodFailurePolicyActionFailJob {
 			continue
 		}
@@ -100,22 +100,18 @@ func (sync *syncState) failJobMessage(view *podView) (string, bool) {
 // when backoffLimit is 0) fails the Job. The sum is taken in int32, as
 // upstream takes it: restart counts near the int32 limit wrap it around
 // (found by FuzzDifferential).
-func (sync *syncState) pastBackoffLimitOnFailure(view *podView) bool {
+func (sync *syncState) pastBackoffLimitOnFailure(census *podCensus) bool {
 	if sync.job.Spec.Template.Spec.RestartPolicy != corev1.RestartPolicyOnFailure {
 		return false
 	}
 	var restarts int32
-	for _, p := range view.pods {
+	for _, p := range census.pods {
 		if p.Status.Phase != corev1.PodRunning && p.Status.Phase != corev1.PodPending {
 			continue
 		}
 		restarts += restartSum(p)
 	}
-	if view.active != nil {
-		// Their sum, kept as they were put; int32 sums wrap around alike
-		// in any order.
-		restarts += view.active.restarts
-	}
+	restarts += census.activeRestarts()
 	limit := *sync.job.Spec.BackoffLimit
 	if limit == 0 {
 		return restarts > 0

@@ -21,12 +21,12 @@ import (
 // says some deletion failed (see Resume), or pod creations and deletions
 // of earlier syncs may not be seen yet. The deletions are in the plan part
 // it returns, made from mem.
-func (sync *syncState) deleteAllActive(view *podView, finish *batchv1.JobCondition, failed *PodFailures, mem Memory) (podCounts, *batchv1.JobCondition, Plan) {
+func (sync *syncState) deleteAllActive(census *podCensus, finish *batchv1.JobCondition, failed *PodFailures, mem Memory) (podCounts, *batchv1.JobCondition, Plan) {
 	part := newPart(mem)
 	sync = sync.into(&part)
-	c := view.counts
+	c := census.counts
 	reason := fmt.Sprintf("the Job is finishing (%s)", finish.Reason)
-	for _, p := range sync.sortedForPlan(view.activePods()) {
+	for _, p := range sync.sortedForPlan(census.activePods()) {
 		sync.addDeletion(&c, p, podorder.IsReady(p), false, reason)
 	}
 	if failed.apply(&c, part.Deletions, false) { // resume.go
@@ -36,7 +36,7 @@ func (sync *syncState) deleteAllActive(view *podView, finish *batchv1.JobConditi
 		return c, nil, part
 	}
 	if !sync.satisfied {
-		// Pods may exist that this view does not show yet; upstream waits
+		// Pods may exist that this census does not show yet; upstream waits
 		// before declaring the Job finished.
 		sync.plan.Notes = append(sync.plan.Notes, "the Job is not declared finished: pod creations or deletions are still expected")
 		return c, nil, part
@@ -49,12 +49,12 @@ func (sync *syncState) deleteAllActive(view *podView, finish *batchv1.JobConditi
 // failed (see Resume), and returns the pod counts once its deletions and
 // creations are carried out; otherwise it says why no pods change. What it
 // decides is in the plan part it returns, made from mem.
-func (sync *syncState) managePods(view *podView, counts finishedCounts, progress indexProgress, failed *PodFailures, mem Memory) (podCounts, Plan) {
+func (sync *syncState) managePods(census *podCensus, counts finishedCounts, progress indexProgress, failed *PodFailures, mem Memory) (podCounts, Plan) {
 	part := newPart(mem)
 	sync = sync.into(&part)
 	switch {
 	case sync.manages:
-		pods := sync.manage(view, counts, progress)
+		pods := sync.manage(census, counts, progress)
 		failed.apply(&pods, part.Deletions, true) // resume.go
 		return pods, part
 	case !sync.satisfied:
@@ -63,7 +63,7 @@ func (sync *syncState) managePods(view *podView, counts finishedCounts, progress
 	default:
 		sync.plan.Notes = append(sync.plan.Notes, "no pods are created or deleted: the Job is being deleted")
 	}
-	return view.counts, part
+	return census.counts, part
 }
 
 // manage brings the number of active pods to what the Job wants: all gone
@@ -71,29 +71,29 @@ func (sync *syncState) managePods(view *podView, counts finishedCounts, progress
 // pods with repeated or invalid indexes), or else creating what is missing
 // unless the pod-failure backoff holds creation back. It returns the pod
 // counts once its deletions and creations are carried out.
-func (sync *syncState) manage(view *podView, counts finishedCounts, progress indexProgress) podCounts {
+func (sync *syncState) manage(census *podCensus, counts finishedCounts, progress indexProgress) podCounts {
 	job := sync.job
-	c := view.counts
+	c := census.counts
 	active := c.active
 	if sync.suspended {
-		sync.deleteRanked(&c, sync.forRemoval(view, int(active)), func(*candidate) string { return "the Job is suspended" })
+		sync.deleteRanked(&c, sync.forRemoval(census, int(active)), func(*candidate) string { return "the Job is suspended" })
 		return c
 	}
 	want := sync.wantActive(active, counts.succeeded)
 	// Only the first MaxPodCreateDeletePerSync pods of the deletion order
 	// go in one sync: ask for no more.
-	rm := sync.forRemoval(view, int(max(0, min(active-want, int32(sync.opts.MaxPodCreateDeletePerSync)))))
+	rm := sync.forRemoval(census, int(max(0, min(active-want, int32(sync.opts.MaxPodCreateDeletePerSync)))))
 	if len(rm) > sync.opts.MaxPodCreateDeletePerSync {
 		rm = rm[:sync.opts.MaxPodCreateDeletePerSync]
 	}
 	if len(rm) > 0 {
 		reason := fmt.Sprintf("%s active, the Job wants %d", count(int(active), "pod is", "pods are"), want)
 		var repeated *indexSet
-		if view.indexTrouble {
-			repeated = sync.repeatedActiveIndexes(view.activePods())
+		if census.indexTrouble {
+			repeated = sync.repeatedActiveIndexes(census.activePods())
 		}
 		sync.deleteRanked(&c, rm, func(d *candidate) string {
-			if !view.indexTrouble {
+			if !census.indexTrouble {
 				// Without trouble every active pod has its own valid
 				// index: each goes as surplus.
 				return reason
@@ -123,7 +123,7 @@ func (sync *syncState) manage(view *podView, counts finishedCounts, progress ind
 			return c
 		}
 	}
-	sync.createMissing(&c, view, progress, want, min(diff, int32(sync.opts.MaxPodCreateDeletePerSync)))
+	sync.createMissing(&c, census, progress, want, min(diff, int32(sync.opts.MaxPodCreateDeletePerSync)))
 	return c
 }
 
@@ -155,7 +155,7 @@ func (sync *syncState) deleteRanked(c *podCounts, rm []*candidate, reason func(*
 // createMissing creates up to diff pods of a Job that wants want active
 // pods: for an Indexed Job, those of its first pending indexes past their
 // per-index backoff.
-func (sync *syncState) createMissing(c *podCounts, view *podView, progress indexProgress, want, diff int32) {
+func (sync *syncState) createMissing(c *podCounts, census *podCensus, progress indexProgress, want, diff int32) {
 	if len(sync.job.Spec.Template.Labels) == 0 && !sync.indexed {
 		// The pod control refuses to create pods without labels; upstream
 		// sets and then lowers its expectations and retries with a rate
@@ -173,7 +173,7 @@ func (sync *syncState) createMissing(c *podCounts, view *podView, progress index
 		}
 		return
 	}
-	toAdd := sync.pendingIndexes(view, progress, int(diff))
+	toAdd := sync.pendingIndexes(census, progress, int(diff))
 	if sync.perIndex {
 		var wait time.Duration
 		toAdd, wait = sync.indexesPastBackoff(toAdd, progress.delayedRemoval)
@@ -192,12 +192,12 @@ func (sync *syncState) createMissing(c *podCounts, view *podView, progress index
 // pendingIndexes returns up to n indexes below completions that have no
 // active pod, have not succeeded and have not failed; with replacement of
 // failed pods only, indexes of terminating pods are not pending either.
-func (sync *syncState) pendingIndexes(view *podView, progress indexProgress, n int) []int {
-	taken := progress.succeeded.Union(view.activeIndexSet())
+func (sync *syncState) pendingIndexes(census *podCensus, progress indexProgress, n int) []int {
+	taken := progress.succeeded.Union(census.activeIndexSet())
 	if onlyReplaceFailed(sync.job) {
 		var terminating []int
-		for i := range view.finishedOrDeleting {
-			if r := &view.finishedOrDeleting[i]; r.terminating && r.index != indexes.Unknown {
+		for i := range census.finishedOrDeleting {
+			if r := &census.finishedOrDeleting[i]; r.terminating && r.index != indexes.Unknown {
 				terminating = append(terminating, r.index)
 			}
 		}

@@ -43,7 +43,7 @@ func reconcile(s Snapshot, opts Options, failed *PodFailures) (Plan, error) {
 
 	// The steps, in upstream's order; each takes what it reads and returns
 	// what it decides. They add to the status copy and the plan as they go.
-	view, err := sync.scan(s.Pods, s.SettledPods, s.Active, s.Succeeded, s.Expectations.FinalizerRemovals) // scan.go
+	census, err := sync.scan(s.Pods, s.SettledPods, s.Active, s.Succeeded, s.Expectations.FinalizerRemovals) // scan.go
 	if err != nil {
 		return Plan{}, err
 	}
@@ -53,13 +53,13 @@ func reconcile(s Snapshot, opts Options, failed *PodFailures) (Plan, error) {
 	if start == nil && !sync.suspended {
 		start = ptrTime(s.Now)
 	}
-	counts, err := sync.countFinished(&view, s.Backoff) // count.go
+	counts, err := sync.countFinished(&census, s.Backoff) // count.go
 	if err != nil {
 		return Plan{}, err
 	}
-	progress := sync.indexProgress(&view) // indexprogress.go
+	progress := sync.indexProgress(&census) // indexprogress.go
 	counts = counts.withIndexes(progress, sync.indexed)
-	finish := sync.decideFinish(&view, counts, progress, start) // finish.go
+	finish := sync.decideFinish(&census, counts, progress, start) // finish.go
 
 	// The pod step's part of the plan comes before the suspend step's
 	// events and the tracking step's part.
@@ -67,10 +67,10 @@ func reconcile(s Snapshot, opts Options, failed *PodFailures) (Plan, error) {
 	var podPart Plan
 	suspendChanged := false
 	if finish != nil {
-		pods, finish, podPart = sync.deleteAllActive(&view, finish, failed, plan.memory()) // manage.go
+		pods, finish, podPart = sync.deleteAllActive(&census, finish, failed, plan.memory()) // manage.go
 		plan.assemble(podPart)
 	} else {
-		pods, podPart = sync.managePods(&view, counts, progress, failed, plan.memory()) // manage.go
+		pods, podPart = sync.managePods(&census, counts, progress, failed, plan.memory()) // manage.go
 		plan.assemble(podPart)
 		if sync.completionsReached(pods.active, counts.succeeded) { // finish.go
 			finish = newCondition(batchv1.JobSuccessCriteriaMet, batchv1.JobReasonCompletionsReached, msgCompletionsReached, sync.now)
@@ -83,7 +83,7 @@ func reconcile(s Snapshot, opts Options, failed *PodFailures) (Plan, error) {
 
 	// The write-ahead accounting, the status writes and the terminal
 	// condition.
-	trackPart, err := sync.track(&view, progress, finish, pods.terminating, counts.backoff, needsWrite, plan.memory()) // tracking.go
+	trackPart, err := sync.track(&census, progress, finish, pods.terminating, counts.backoff, needsWrite, plan.memory()) // tracking.go
 	if err != nil {
 		return Plan{}, err
 	}

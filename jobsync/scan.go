@@ -13,7 +13,7 @@ import (
 )
 
 // scan is the one pass over every pod of the snapshot, and returns the
-// podView the later steps read. It applies upstream's ownership rules
+// podCensus the later steps read. It applies upstream's ownership rules
 // (ControllerRefManager), adds the adoptions and releases to the plan, and
 // sorts the Job's pods into what the decisions need: the count of active pods (neither terminal
 // nor being deleted), of ready ones among them and of terminating ones
@@ -40,16 +40,16 @@ import (
 // first test of a terminal pod without the finalizer. active is the caller's
 // set of active pods (see ActivePods), nil for none: the scan adds its sums
 // to what it counts in all, ranks its pods with the others when the sync
-// may delete, and the view walks them only when asked for the active pods.
+// may delete, and the census walks them only when asked for the active pods.
 // succeeded is the caller's set of succeeded pods (see SucceededPods), nil for
 // none: the count and tracking steps read it. The scan checks that no pod
 // of all has a UID either set holds (see listedAndHeld).
-func (sync *syncState) scan(all []*corev1.Pod, settled int, active *ActivePods, succeeded *SucceededPods, removals expectations.UIDSet) (podView, error) {
+func (sync *syncState) scan(all []*corev1.Pod, settled int, active *ActivePods, succeeded *SucceededPods, removals expectations.UIDSet) (podCensus, error) {
 	if err := sync.checkSets(active, succeeded); err != nil {
-		return podView{}, err
+		return podCensus{}, err
 	}
-	view := sync.newPodView(len(all), settled, active, succeeded, removals)
-	view.pods = all // replaced by a filtered copy at the first pod not kept as it is
+	census := sync.newPodCensus(len(all), settled, active, succeeded, removals)
+	census.pods = all // replaced by a filtered copy at the first pod not kept as it is
 	copied := false
 	claims := claimer{sync: sync, match: newLabelMatcher(sync.job.Spec.Selector), deleting: sync.job.DeletionTimestamp != nil}
 	// A terminal pod without the tracking finalizer (already counted) is
@@ -63,35 +63,35 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, active *ActivePods, 
 		if p == nil {
 			// A repeated UID earlier in the list is reported first.
 			if err := counted.check(all); err != nil {
-				return podView{}, err
+				return podCensus{}, err
 			}
-			return podView{}, inputErr(fmt.Sprintf("pods[%d]", i), nil, "is nil")
+			return podCensus{}, inputErr(fmt.Sprintf("pods[%d]", i), nil, "is nil")
 		}
 		ref := controllerOf(p)
 		p, keep := claims.claim(p, ref)
 		if (!keep || p != all[i]) && !copied {
-			view.pods = append(make([]*corev1.Pod, 0, len(all)), all[:i]...)
+			census.pods = append(make([]*corev1.Pod, 0, len(all)), all[:i]...)
 			copied = true
 		}
 		if !keep {
 			continue
 		}
 		if copied {
-			view.pods = append(view.pods, p)
+			census.pods = append(census.pods, p)
 		}
 		terminal := isTerminal(p)
 		if !terminal && p.DeletionTimestamp == nil {
-			// The pods kept before this one: view.pods once copied, else
+			// The pods kept before this one: census.pods once copied, else
 			// all of all[:i].
 			earlier := all[:i]
 			if copied {
-				earlier = view.pods[:len(view.pods)-1]
+				earlier = census.pods[:len(census.pods)-1]
 			}
-			view.countActive(sync, p, earlier)
+			census.countActive(sync, p, earlier)
 			continue
 		}
 		if !terminal {
-			view.counts.terminating++
+			census.counts.terminating++
 		}
 		if hasFinalizer(p, sync.opts.TrackingFinalizer) {
 			counted.add(all, i)
@@ -107,30 +107,30 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, active *ActivePods, 
 				continue
 			}
 		}
-		view.finishedOrDeleting = appendExtrapolated(view.finishedOrDeleting, sync.classifyPod(p, ref == nil, removals), i+1, len(all))
+		census.finishedOrDeleting = appendExtrapolated(census.finishedOrDeleting, sync.classifyPod(p, ref == nil, removals), i+1, len(all))
 	}
 	if err := counted.check(all); err != nil {
-		return podView{}, err
+		return podCensus{}, err
 	}
 	if err := listedAndHeld(all, active, succeeded); err != nil {
-		return podView{}, err
+		return podCensus{}, err
 	}
-	view.addActive(sync, active)
+	census.addActive(sync, active)
 	claims.finish(untracked)
-	return view, nil
+	return census, nil
 }
 
-// newPodView makes the view the scan of n listed pods fills in.
-func (sync *syncState) newPodView(n, settled int, active *ActivePods, succeeded *SucceededPods, removals expectations.UIDSet) podView {
-	view := podView{expectedRemovals: removals, settled: settled, active: active, succeeded: succeeded, shortlist: sync.newShortlist(n + active.Len())}
+// newPodCensus makes the census the scan of n listed pods fills in.
+func (sync *syncState) newPodCensus(n, settled int, active *ActivePods, succeeded *SucceededPods, removals expectations.UIDSet) podCensus {
+	census := podCensus{expectedRemovals: removals, settled: settled, active: active, succeeded: succeeded, shortlist: sync.newShortlist(n + active.Len())}
 	if u := sync.job.Status.UncountedTerminatedPods; u != nil {
-		view.uncountedSucceeded = uidSet(u.Succeeded)
-		view.uncountedFailed = uidSet(u.Failed)
+		census.uncountedSucceeded = uidSet(u.Succeeded)
+		census.uncountedFailed = uidSet(u.Failed)
 	}
 	if sync.indexed {
-		view.activeIndexes = newIndexSet(n)
+		census.activeIndexes = newIndexSet(n)
 	}
-	return view
+	return census
 }
 
 // checkSets checks that the caller's sets were made for this Job (and, for
@@ -150,26 +150,26 @@ func (sync *syncState) checkSets(active *ActivePods, succeeded *SucceededPods) e
 // ready or not, notes trouble with its completion index, and ranks it for
 // deletion when the sync may delete. earlier are the pods kept before p,
 // ranked at once should ranking start at p.
-func (view *podView) countActive(sync *syncState, p *corev1.Pod, earlier []*corev1.Pod) {
-	view.counts.active++
+func (census *podCensus) countActive(sync *syncState, p *corev1.Pod, earlier []*corev1.Pod) {
+	census.counts.active++
 	ix := indexes.Unknown
 	if sync.indexed {
 		ix = indexes.Of(p.Annotations)
-		if ix == indexes.Unknown || ix >= int(*sync.job.Spec.Completions) || !view.activeIndexes.set(ix) || view.active.holdsIndex(ix) {
-			view.indexTrouble = true
+		if ix == indexes.Unknown || ix >= int(*sync.job.Spec.Completions) || !census.activeIndexes.set(ix) || census.active.holdsIndex(ix) {
+			census.indexTrouble = true
 		}
 	}
-	if view.shortlist.starts(view.counts.active) {
-		view.shortlist.catchUp(earlier)
+	if census.shortlist.starts(census.counts.active) {
+		census.shortlist.catchUp(earlier)
 	}
 	var ready bool
-	if view.shortlist.ranking {
-		ready = view.shortlist.add(p, ix)
+	if census.shortlist.ranking {
+		ready = census.shortlist.add(p, ix)
 	} else {
 		ready = podorder.IsReady(p)
 	}
 	if ready {
-		view.counts.ready++
+		census.counts.ready++
 	}
 }
 
@@ -178,24 +178,24 @@ func (view *podView) countActive(sync *syncState, p *corev1.Pod, earlier []*core
 // the listed ones: they join the ranking (started now if they take the
 // count past parallelism) as the listed pods did; their readiness is the
 // set's sum.
-func (view *podView) addActive(sync *syncState, active *ActivePods) {
+func (census *podCensus) addActive(sync *syncState, active *ActivePods) {
 	n := active.Len()
 	if n == 0 {
 		return
 	}
-	sl := &view.shortlist
-	if !sl.ranking && sl.starts(view.counts.active+int32(n)) {
-		sl.catchUp(view.pods)
+	sl := &census.shortlist
+	if !sl.ranking && sl.starts(census.counts.active+int32(n)) {
+		sl.catchUp(census.pods)
 	}
 	if sl.ranking {
 		for i := range active.pods {
 			sl.add(active.pods[i].pod, active.pods[i].index)
 		}
 	}
-	view.counts.active += int32(n)
-	view.counts.ready += int32(active.ready)
+	census.counts.active += int32(n)
+	census.counts.ready += int32(active.ready)
 	if sync.indexed && (active.indexes.repeated() || active.indexes.atOrAbove(int(*sync.job.Spec.Completions))) {
-		view.indexTrouble = true
+		census.indexTrouble = true
 	}
 }
 

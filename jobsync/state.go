@@ -6,10 +6,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/jobsync/jobsync/expectations"
-	"github.com/jobsync/jobsync/indexes"
 )
 
 // syncState is what every step of one Reconcile call reads, the
@@ -65,85 +63,10 @@ func newSyncState(s Snapshot, opts Options, plan *Plan) syncState {
 	return sync
 }
 
-// podView is what the scan makes of the snapshot's pods, read by the steps
-// after it and changed by none.
-type podView struct {
-	pods []*corev1.Pod // the Job's pods after claiming
-	// settled is the number of the Job's pods the caller left out of the
-	// snapshot as settled (Snapshot.SettledPods): only neverStarted reads it.
-	settled int
-	// active is Snapshot.Active, the caller's set of active pods kept out
-	// of pods (nil for none); counts and, for Indexed Jobs, indexTrouble
-	// include them.
-	active *ActivePods
-	// succeeded is Snapshot.Succeeded, the caller's set of succeeded pods
-	// carrying the tracking finalizer kept out of pods (nil for none); only
-	// newlyFinished, succeededPods, track and neverStarted read it.
-	succeeded *SucceededPods
-	// finishedOrDeleting holds the records of those of pods that are
-	// terminal or being deleted, but terminal ones without the tracking
-	// finalizer only under a pod failure policy (see scan).
-	finishedOrDeleting []podRecord
-	// counts are the active, ready and terminating pods found.
-	counts podCounts
-
-	// activeIndexes holds the valid indexes of the active pods of an
-	// Indexed Job found in pods (hasActiveIndex and activeIndexSet add the
-	// held ones); indexTrouble says some active pod, in pods or held, has
-	// an invalid, out-of-range or repeated index, which calls for deletions
-	// (never set for NonIndexed Jobs).
-	activeIndexes *indexSet
-	indexTrouble  bool
-
-	// shortlist holds the active pods ranked for deletion, when the sync
-	// may delete some (see shortlist.go).
-	shortlist shortlist
-
-	// uncountedSucceeded and uncountedFailed hold the UIDs found in
-	// status.uncountedTerminatedPods at the start of the sync.
-	uncountedSucceeded, uncountedFailed map[types.UID]bool
-	// expectedRemovals holds the UIDs whose finalizer removal is still expected.
-	expectedRemovals expectations.UIDSet
-}
-
 // podCounts are the Job's active, ready and terminating pods, as the scan
 // finds them and as the deletions and creations of the sync change them.
 type podCounts struct {
 	active, ready, terminating int32
-}
-
-// activePods returns the active pods (neither terminal nor being deleted),
-// built when asked for: a steady-state sync of a NonIndexed Job never needs
-// the list.
-func (view *podView) activePods() []*corev1.Pod {
-	out := make([]*corev1.Pod, 0, view.counts.active)
-	for _, p := range view.pods {
-		if isActive(p) {
-			out = append(out, p)
-		}
-	}
-	if view.active != nil {
-		for i := range view.active.pods {
-			out = append(out, view.active.pods[i].pod)
-		}
-	}
-	return out
-}
-
-// hasActiveIndex reports whether an active pod, in pods or held, has
-// completion index ix.
-func (view *podView) hasActiveIndex(ix int) bool {
-	return view.activeIndexes.has(ix) || view.active.holdsIndex(ix)
-}
-
-// activeIndexSet returns the completion indexes of the active pods, in pods
-// or held.
-func (view *podView) activeIndexSet() indexes.Set {
-	found := view.activeIndexes.members()
-	if view.active.Len() == 0 {
-		return found
-	}
-	return found.Union(view.active.indexes.members())
 }
 
 // setPodCounts writes the pod counts into the status and reports whether

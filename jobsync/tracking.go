@@ -22,25 +22,25 @@ import (
 //     succeeded and failed counters, add the terminal condition once no pod
 //     is uncounted or terminating, and write that (Status).
 //
-// It reads the scan's view and the index step's progress; finish is the
+// It reads the scan's census and the index step's progress; finish is the
 // condition the Job is heading to (nil when none), terminating the pods
 // still terminating once the sync's deletions are carried out, and
 // newBackoff the backoff record to keep once the interim status is
 // written. needsWrite says the status already differs from the Job's in
 // ways that must be written. What it decides is in the plan part it
 // returns, made from mem. It fails only when a counter would pass int32.
-func (sync *syncState) track(view *podView, progress indexProgress, finish *batchv1.JobCondition, terminating int32, newBackoff backoff.Record, needsWrite bool, mem Memory) (Plan, error) {
+func (sync *syncState) track(census *podCensus, progress indexProgress, finish *batchv1.JobCondition, terminating int32, newBackoff backoff.Record, needsWrite bool, mem Memory) (Plan, error) {
 	part := newPart(mem)
 	sync = sync.into(&part)
 	st := sync.st
-	stillTracked := sync.stillTracked(view)
+	stillTracked := sync.stillTracked(census)
 	// Pods recorded earlier whose finalizer is gone (or going) are counted now.
 	if moved, err := moveCounted(st, stillTracked); err != nil {
 		return Plan{}, err
 	} else if moved {
 		needsWrite = true
 	}
-	release, newSucceededIdx, capped, recorded := sync.recordNewlyFinished(view, progress, finish)
+	release, newSucceededIdx, capped, recorded := sync.recordNewlyFinished(census, progress, finish)
 	if recorded {
 		needsWrite = true
 	}
@@ -101,36 +101,36 @@ func (sync *syncState) track(view *podView, progress indexProgress, finish *batc
 // stillTracked returns the UIDs of status.uncountedTerminatedPods whose pod
 // still carries the tracking finalizer (nil when none is recorded): those
 // are not counted yet.
-func (sync *syncState) stillTracked(view *podView) map[types.UID]bool {
+func (sync *syncState) stillTracked(census *podCensus) map[types.UID]bool {
 	uncounted := sync.st.UncountedTerminatedPods
 	n := len(uncounted.Succeeded) + len(uncounted.Failed)
 	if n == 0 {
 		return nil
 	}
 	stillTracked := make(map[types.UID]bool, n)
-	for i := range view.finishedOrDeleting {
-		r := &view.finishedOrDeleting[i]
-		if r.tracked && (view.uncountedSucceeded[r.pod.UID] || view.uncountedFailed[r.pod.UID]) {
+	for i := range census.finishedOrDeleting {
+		r := &census.finishedOrDeleting[i]
+		if r.tracked && (census.uncountedSucceeded[r.pod.UID] || census.uncountedFailed[r.pod.UID]) {
 			stillTracked[r.pod.UID] = true
 		}
 	}
 	// An active pod is in uncountedTerminatedPods only when a failing
 	// Job counted it as failed before its deletion was seen.
 	tracked := func(p *corev1.Pod) bool {
-		return hasFinalizer(p, sync.opts.TrackingFinalizer) && !view.expectedRemovals.Has(p.UID)
+		return hasFinalizer(p, sync.opts.TrackingFinalizer) && !census.expectedRemovals.Has(p.UID)
 	}
-	for _, p := range view.pods {
-		if isActive(p) && (view.uncountedSucceeded[p.UID] || view.uncountedFailed[p.UID]) && tracked(p) {
+	for _, p := range census.pods {
+		if isActive(p) && (census.uncountedSucceeded[p.UID] || census.uncountedFailed[p.UID]) && tracked(p) {
 			stillTracked[p.UID] = true
 		}
 	}
 	// The pods held in the caller's sets are looked up by the UIDs
 	// recorded, not walked: in both sets, since a snapshot may give
 	// one UID to two pods.
-	if view.active.Len() > 0 || view.succeeded.Len() > 0 {
-		for _, uids := range []map[types.UID]bool{view.uncountedSucceeded, view.uncountedFailed} {
+	if census.active.Len() > 0 || census.succeeded.Len() > 0 {
+		for _, uids := range []map[types.UID]bool{census.uncountedSucceeded, census.uncountedFailed} {
 			for uid := range uids {
-				for _, p := range [2]*corev1.Pod{view.active.get(uid), view.succeeded.get(uid)} {
+				for _, p := range [2]*corev1.Pod{census.active.get(uid), census.succeeded.get(uid)} {
 					if p != nil && tracked(p) {
 						stillTracked[uid] = true
 					}
@@ -147,15 +147,15 @@ func (sync *syncState) stillTracked(view *podView) map[types.UID]bool {
 // succeeded pod of an Indexed Job its index, returned in newSucceededIdx
 // to be added to completedIndexes. It returns the pods to release, whether
 // the cap was reached and whether it recorded a UID.
-func (sync *syncState) recordNewlyFinished(view *podView, progress indexProgress, finish *batchv1.JobCondition) (release []*podRecord, newSucceededIdx []int, capped, recorded bool) {
+func (sync *syncState) recordNewlyFinished(census *podCensus, progress indexProgress, finish *batchv1.JobCondition) (release []*podRecord, newSucceededIdx []int, capped, recorded bool) {
 	uncounted := sync.st.UncountedTerminatedPods
 	// A queue orders only as many as are taken. Each taken pod records at
 	// most one UID or index, so at least the cap's room is taken.
 	room := max(sync.opts.MaxUncountedPods-len(uncounted.Succeeded)-len(uncounted.Failed), 1)
 	// A held succeeded pod taken before the cap either records its UID or
 	// is in uncountedTerminatedPods already: no more than these can be.
-	mostDone := room + len(view.uncountedSucceeded) + len(view.uncountedFailed)
-	src := sync.releaseCandidates(view, progress, finish, mostDone)
+	mostDone := room + len(census.uncountedSucceeded) + len(census.uncountedFailed)
+	src := sync.releaseCandidates(census, progress, finish, mostDone)
 	candidates := newPodQueue(src, room)
 	if src.n > 0 {
 		release = make([]*podRecord, 0, min(room, src.n))
@@ -164,7 +164,7 @@ func (sync *syncState) recordNewlyFinished(view *podView, progress indexProgress
 	for r := candidates.pop(); r != nil; r = candidates.pop() {
 		uid := r.pod.UID
 		release = append(release, r)
-		if r.succeeded && !view.uncountedFailed[uid] {
+		if r.succeeded && !census.uncountedFailed[uid] {
 			if sync.indexed {
 				if r.validIndex && !progress.prevSucceeded.Has(r.index) {
 					if newSucceededIdx == nil {
@@ -172,7 +172,7 @@ func (sync *syncState) recordNewlyFinished(view *podView, progress indexProgress
 					}
 					newSucceededIdx = append(newSucceededIdx, r.index)
 				}
-			} else if !view.uncountedSucceeded[uid] {
+			} else if !census.uncountedSucceeded[uid] {
 				uncounted.Succeeded = appendRoom(uncounted.Succeeded, uid, room)
 				recorded = true
 			}
@@ -181,7 +181,7 @@ func (sync *syncState) recordNewlyFinished(view *podView, progress indexProgress
 			// The index is read only for Indexed Jobs: a work-queue Job
 			// has no completions to check it against, and its pods may
 			// carry the annotation from their template.
-			if !view.uncountedFailed[uid] && (!sync.indexed || r.validIndex) && r.verdict().counts() {
+			if !census.uncountedFailed[uid] && (!sync.indexed || r.validIndex) && r.verdict().counts() {
 				uncounted.Failed = appendRoom(uncounted.Failed, uid, room)
 				recorded = true
 			}
@@ -225,14 +225,14 @@ func (sync *syncState) setIndexes(progress indexProgress, newSucceeded []int) bo
 // is its cache's, or by index for Indexed Jobs): every pod when the Job is
 // being deleted or is finishing, succeeded pods, and failed pods unless one
 // must wait for its replacement to carry the index failure count. A
-// record's position is its place in view.finishedOrDeleting, followed by
+// record's position is its place in census.finishedOrDeleting, followed by
 // the active pods' records when they go too, then by the records of the
 // first mostDone held succeeded pods in canonical order (the only ones the
 // cap can let through).
-func (sync *syncState) releaseCandidates(view *podView, progress indexProgress, finish *batchv1.JobCondition, mostDone int) recordSource {
+func (sync *syncState) releaseCandidates(census *podCensus, progress indexProgress, finish *batchv1.JobCondition, mostDone int) recordSource {
 	all := sync.job.DeletionTimestamp != nil || finish != nil
-	finished := view.finishedOrDeleting
-	if len(finished) == 0 && !all && view.succeeded.Len() == 0 {
+	finished := census.finishedOrDeleting
+	if len(finished) == 0 && !all && census.succeeded.Len() == 0 {
 		return recordSource{} // the steady state: nothing to release
 	}
 	// more holds the records of pods the scan did not classify: the
@@ -240,17 +240,17 @@ func (sync *syncState) releaseCandidates(view *podView, progress indexProgress, 
 	// records), and the held succeeded pods the cap can let through.
 	var more []podRecord
 	if all {
-		pods := view.activePods()
+		pods := census.activePods()
 		more = make([]podRecord, 0, len(pods))
 		for _, p := range pods {
-			if r := sync.classifyPod(p, isAdopted(p), view.expectedRemovals); r.tracked {
+			if r := sync.classifyPod(p, isAdopted(p), census.expectedRemovals); r.tracked {
 				more = append(more, r)
 			}
 		}
 	}
-	if view.succeeded.Len() > 0 {
-		for _, p := range view.succeeded.first(mostDone, view.expectedRemovals) {
-			more = append(more, sync.classifyPod(p, false, view.expectedRemovals))
+	if census.succeeded.Len() > 0 {
+		for _, p := range census.succeeded.first(mostDone, census.expectedRemovals) {
+			more = append(more, sync.classifyPod(p, false, census.expectedRemovals))
 		}
 	}
 	each := func(yield func(int, *podRecord) bool) {
