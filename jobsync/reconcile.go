@@ -42,7 +42,9 @@ func reconcile(s Snapshot, opts Options, failed *PodFailures) (Plan, error) {
 	sync := &state
 
 	// The steps, in upstream's order; each takes what it reads and returns
-	// what it decides. They add to the status copy and the plan as they go.
+	// what it decides. The scan adds its claims and notes to the plan, and
+	// decideFinish its note and requeue request; the pod step and track
+	// return their parts of the plan, assembled here in order.
 	census, err := sync.scan(s.Pods, s.SettledPods, s.Active, s.Succeeded, s.Expectations.FinalizerRemovals) // scan.go
 	if err != nil {
 		return Plan{}, err
