@@ -12,11 +12,22 @@ func newPart(mem Memory) Plan { return Plan{Expectations: mem.Expectations, Back
 // memory returns the memory the plan keeps so far.
 func (p *Plan) memory() Memory { return Memory{Expectations: p.Expectations, Backoff: p.Backoff} }
 
-// into returns a copy of sync whose steps add to part instead of the plan.
-func (sync *syncState) into(part *Plan) *syncState {
-	s := *sync
-	s.plan = part
-	return &s
+// startPart sets the plan so far aside, returning it, and leaves in its
+// place a new plan part made from mem, for the step under way to add to;
+// endPart puts the plan back and returns the part. The plan's own storage
+// holds the part meanwhile, so that a sync allocates nothing for its parts.
+func (sync *syncState) startPart(mem Memory) (sofar Plan) {
+	sofar = *sync.plan
+	*sync.plan = newPart(mem)
+	return sofar
+}
+
+// endPart puts back the plan set aside by startPart and returns the part
+// filled since.
+func (sync *syncState) endPart(sofar Plan) Plan {
+	part := *sync.plan
+	*sync.plan = sofar
+	return part
 }
 
 // assemble adds part, made by newPart from p's memory, to p: its lists

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/jobsync/jobsync/backoff"
+	"github.com/jobsync/jobsync/expectations"
 	"github.com/jobsync/jobsync/indexes"
 	"github.com/jobsync/jobsync/podorder"
 )
@@ -22,26 +23,31 @@ import (
 // of earlier syncs may not be seen yet. The deletions are in the plan part
 // it returns, made from mem.
 func (sync *syncState) deleteAllActive(census *podCensus, finish *batchv1.JobCondition, failed *PodFailures, mem Memory) (podCounts, *batchv1.JobCondition, Plan) {
-	part := newPart(mem)
-	sync = sync.into(&part)
+	plan := sync.startPart(mem)
+	c, finish := sync.deleteActive(census, finish, failed)
+	return c, finish, sync.endPart(plan)
+}
+
+// deleteActive is deleteAllActive adding to the plan part under way.
+func (sync *syncState) deleteActive(census *podCensus, finish *batchv1.JobCondition, failed *PodFailures) (podCounts, *batchv1.JobCondition) {
 	c := census.counts
 	reason := fmt.Sprintf("the Job is finishing (%s)", finish.Reason)
 	for _, p := range sync.sortedForPlan(census.activePods()) {
 		sync.addDeletion(&c, p, podorder.IsReady(p), false, reason)
 	}
-	if failed.apply(&c, part.Deletions, false) { // resume.go
+	if failed.apply(&c, sync.plan.Deletions, false) { // resume.go
 		// Upstream declares the Job finished only once every active
 		// pod's deletion went through.
 		sync.plan.Notes = append(sync.plan.Notes, "the Job is not declared finished: deleting its active pods failed")
-		return c, nil, part
+		return c, nil
 	}
 	if !sync.satisfied {
 		// Pods may exist that this census does not show yet; upstream waits
 		// before declaring the Job finished.
 		sync.plan.Notes = append(sync.plan.Notes, "the Job is not declared finished: pod creations or deletions are still expected")
-		return c, nil, part
+		return c, nil
 	}
-	return c, finish, part
+	return c, finish
 }
 
 // managePods runs manage when the sync may create and delete pods
@@ -50,20 +56,25 @@ func (sync *syncState) deleteAllActive(census *podCensus, finish *batchv1.JobCon
 // creations are carried out; otherwise it says why no pods change. What it
 // decides is in the plan part it returns, made from mem.
 func (sync *syncState) managePods(census *podCensus, counts finishedCounts, progress indexProgress, failed *PodFailures, mem Memory) (podCounts, Plan) {
-	part := newPart(mem)
-	sync = sync.into(&part)
+	plan := sync.startPart(mem)
+	pods := sync.manageOrSayWhy(census, counts, progress, failed, mem.Expectations)
+	return pods, sync.endPart(plan)
+}
+
+// manageOrSayWhy is managePods adding to the plan part under way; exp
+// are the expectations it waits on when they are not satisfied.
+func (sync *syncState) manageOrSayWhy(census *podCensus, counts finishedCounts, progress indexProgress, failed *PodFailures, exp expectations.Expectations) podCounts {
 	switch {
 	case sync.manages:
 		pods := sync.manage(census, counts, progress)
-		failed.apply(&pods, part.Deletions, true) // resume.go
-		return pods, part
+		failed.apply(&pods, sync.plan.Deletions, true) // resume.go
+		return pods
 	case !sync.satisfied:
-		exp := sync.expected
 		sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("no pods are created or deleted: waiting to observe %d creations and %d deletions", exp.Creations, exp.Deletions))
 	default:
 		sync.plan.Notes = append(sync.plan.Notes, "no pods are created or deleted: the Job is being deleted")
 	}
-	return census.counts, part
+	return census.counts
 }
 
 // manage brings the number of active pods to what the Job wants: all gone

@@ -6,8 +6,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/jobsync/jobsync/expectations"
 )
 
 // syncState is what every step of one Reconcile call reads, the
@@ -34,8 +32,6 @@ type syncState struct {
 	// both the scan (whether to rank active pods) and Reconcile (whether to
 	// run manage) act on it.
 	satisfied, manages bool
-	// expected is the caller's expectations as the sync found them.
-	expected expectations.Expectations
 }
 
 // newSyncState makes the state of one sync of s.Job: the status copy (with
@@ -56,7 +52,6 @@ func newSyncState(s Snapshot, opts Options, plan *Plan) syncState {
 		indexed:   isIndexed(job),
 		suspended: job.Spec.Suspend != nil && *job.Spec.Suspend,
 		satisfied: s.Expectations.Satisfied(s.Now, opts.ExpectationsTimeout),
-		expected:  s.Expectations,
 	}
 	sync.perIndex = sync.indexed && job.Spec.BackoffLimitPerIndex != nil
 	sync.manages = sync.satisfied && job.DeletionTimestamp == nil

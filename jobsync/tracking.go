@@ -30,13 +30,22 @@ import (
 // ways that must be written. What it decides is in the plan part it
 // returns, made from mem. It fails only when a counter would pass int32.
 func (sync *syncState) track(census *podCensus, progress indexProgress, finish *batchv1.JobCondition, terminating int32, newBackoff backoff.Record, needsWrite bool, mem Memory) (Plan, error) {
-	part := newPart(mem)
-	sync = sync.into(&part)
+	plan := sync.startPart(mem)
+	err := sync.trackInPart(census, progress, finish, terminating, newBackoff, needsWrite)
+	part := sync.endPart(plan)
+	if err != nil {
+		return Plan{}, err
+	}
+	return part, nil
+}
+
+// trackInPart is track adding to the plan part under way.
+func (sync *syncState) trackInPart(census *podCensus, progress indexProgress, finish *batchv1.JobCondition, terminating int32, newBackoff backoff.Record, needsWrite bool) error {
 	st := sync.st
 	stillTracked := sync.stillTracked(census)
 	// Pods recorded earlier whose finalizer is gone (or going) are counted now.
 	if moved, err := moveCounted(st, stillTracked); err != nil {
-		return Plan{}, err
+		return err
 	} else if moved {
 		needsWrite = true
 	}
@@ -79,7 +88,7 @@ func (sync *syncState) track(census *podCensus, progress indexProgress, finish *
 		sync.plan.Expectations = sync.plan.Expectations.ExpectFinalizerRemovals(uids...)
 	}
 	if moved, err := moveCounted(st, stillTracked); err != nil {
-		return Plan{}, err
+		return err
 	} else if moved {
 		needsWrite = true
 	}
@@ -95,7 +104,7 @@ func (sync *syncState) track(census *podCensus, progress indexProgress, finish *
 			sync.plan.Expectations.JobFinished = true
 		}
 	}
-	return part, nil
+	return nil
 }
 
 // stillTracked returns the UIDs of status.uncountedTerminatedPods whose pod
