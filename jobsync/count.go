@@ -19,22 +19,22 @@ type finishedCounts struct {
 // uncountedTerminatedPods to the status counters, and updates the backoff
 // record prev with the newly finished pods. It fails only when a counter
 // would pass int32.
-func (sync *syncState) countFinished(view *podView, prev backoff.Record) (finishedCounts, error) {
-	nf := sync.newlyFinished(view)
+func (sync *syncState) countFinished(census *podCensus, prev backoff.Record) (finishedCounts, error) {
+	nf := sync.newlyFinished(census)
 	c := finishedCounts{backoff: prev}
 	switch {
 	case len(nf.failed) > 0:
-		c.backoff = prev.Update(sync.succeededPods(view, nf), nf.failed)
+		c.backoff = prev.Update(sync.succeededPods(census, nf), nf.failed)
 	case nf.succeeded > 0:
 		// Successes alone reset the record whatever their finish times
 		// (Record.Update): no list of them is needed.
 		c.backoff = prev.Update(nf.anySucceeded, nil)
 	}
 	var err error
-	if c.succeeded, err = addCounts("job.status.succeeded", int(sync.job.Status.Succeeded), nf.succeeded, len(view.uncountedSucceeded)); err != nil {
+	if c.succeeded, err = addCounts("job.status.succeeded", int(sync.job.Status.Succeeded), nf.succeeded, len(census.uncountedSucceeded)); err != nil {
 		return finishedCounts{}, err
 	}
-	if c.failed, err = addCounts("job.status.failed", int(sync.job.Status.Failed), nf.failedCounting, len(view.uncountedFailed)); err != nil {
+	if c.failed, err = addCounts("job.status.failed", int(sync.job.Status.Failed), nf.failedCounting, len(census.uncountedFailed)); err != nil {
 		return finishedCounts{}, err
 	}
 	return c, nil
@@ -67,11 +67,11 @@ type newlyFinishedPods struct {
 // Indexed Jobs, pods without a valid index are left out. The succeeded pods
 // are only counted: a long Job has thousands, and only the backoff record
 // reads them, when pods failed too (succeededPods lists them then).
-func (sync *syncState) newlyFinished(view *podView) newlyFinishedPods {
+func (sync *syncState) newlyFinished(census *podCensus) newlyFinishedPods {
 	var nf newlyFinishedPods
-	for i := range view.finishedOrDeleting {
-		r := &view.finishedOrDeleting[i]
-		succeeded, failed := sync.isNewlyFinished(view, r)
+	for i := range census.finishedOrDeleting {
+		r := &census.finishedOrDeleting[i]
+		succeeded, failed := sync.isNewlyFinished(census, r)
 		if succeeded {
 			if nf.succeeded == 0 {
 				nf.anySucceeded = []*corev1.Pod{r.pod}
@@ -84,31 +84,31 @@ func (sync *syncState) newlyFinished(view *podView) newlyFinishedPods {
 			}
 		}
 	}
-	if n := view.newlyDone(); n > 0 {
+	if n := census.newlyDone(); n > 0 {
 		if nf.succeeded == 0 {
-			nf.anySucceeded = []*corev1.Pod{view.anyNewlyDone()}
+			nf.anySucceeded = []*corev1.Pod{census.anyNewlyDone()}
 		}
 		nf.succeeded += n
 	}
 	return nf
 }
 
-// newlyDone counts the held succeeded pods (view.done) that newly
+// newlyDone counts the held succeeded pods (census.succeeded) that newly
 // succeeded: all but those whose finalizer removal is expected (no longer
 // tracked) and those already in uncountedTerminatedPods.succeeded. Only
 // the UIDs of these two short lists are looked up.
-func (view *podView) newlyDone() int {
-	n := view.done.Len()
+func (census *podCensus) newlyDone() int {
+	n := census.succeeded.Len()
 	if n == 0 {
 		return 0
 	}
-	for uid := range view.expectedRemovals.All() {
-		if view.done.Has(uid) {
+	for uid := range census.expectedRemovals.All() {
+		if census.succeeded.Has(uid) {
 			n--
 		}
 	}
-	for uid := range view.uncountedSucceeded {
-		if view.done.Has(uid) && !view.expectedRemovals.Has(uid) {
+	for uid := range census.uncountedSucceeded {
+		if census.succeeded.Has(uid) && !census.expectedRemovals.Has(uid) {
 			n--
 		}
 	}
@@ -116,14 +116,14 @@ func (view *podView) newlyDone() int {
 }
 
 // isNewlyDone says whether held succeeded pod p newly succeeded.
-func (view *podView) isNewlyDone(p *corev1.Pod) bool {
-	return !view.expectedRemovals.Has(p.UID) && !view.uncountedSucceeded[p.UID]
+func (census *podCensus) isNewlyDone(p *corev1.Pod) bool {
+	return !census.expectedRemovals.Has(p.UID) && !census.uncountedSucceeded[p.UID]
 }
 
 // anyNewlyDone returns a held pod that newly succeeded (newlyDone > 0).
-func (view *podView) anyNewlyDone() *corev1.Pod {
-	for _, e := range view.done.heap {
-		if view.isNewlyDone(e.pod) {
+func (census *podCensus) anyNewlyDone() *corev1.Pod {
+	for _, e := range census.succeeded.heap {
+		if census.isNewlyDone(e.pod) {
 			return e.pod
 		}
 	}
@@ -131,20 +131,20 @@ func (view *podView) anyNewlyDone() *corev1.Pod {
 }
 
 // succeededPods lists the newly succeeded pods newlyFinished counted.
-func (sync *syncState) succeededPods(view *podView, nf newlyFinishedPods) []*corev1.Pod {
+func (sync *syncState) succeededPods(census *podCensus, nf newlyFinishedPods) []*corev1.Pod {
 	if nf.succeeded == 0 {
 		return nil
 	}
 	out := make([]*corev1.Pod, 0, nf.succeeded)
-	for i := range view.finishedOrDeleting {
-		r := &view.finishedOrDeleting[i]
-		if succeeded, _ := sync.isNewlyFinished(view, r); succeeded {
+	for i := range census.finishedOrDeleting {
+		r := &census.finishedOrDeleting[i]
+		if succeeded, _ := sync.isNewlyFinished(census, r); succeeded {
 			out = append(out, r.pod)
 		}
 	}
-	if view.done != nil {
-		for _, e := range view.done.heap {
-			if view.isNewlyDone(e.pod) {
+	if census.succeeded != nil {
+		for _, e := range census.succeeded.heap {
+			if census.isNewlyDone(e.pod) {
 				out = append(out, e.pod)
 			}
 		}
@@ -155,14 +155,14 @@ func (sync *syncState) succeededPods(view *podView, nf newlyFinishedPods) []*cor
 // isNewlyFinished says whether the pod of r newly succeeded or newly
 // failed: it is tracked, has a valid index (Indexed Jobs), and is not yet
 // in uncountedTerminatedPods as such.
-func (sync *syncState) isNewlyFinished(view *podView, r *podRecord) (succeeded, failed bool) {
+func (sync *syncState) isNewlyFinished(census *podCensus, r *podRecord) (succeeded, failed bool) {
 	if !r.tracked || (sync.indexed && !r.validIndex) {
 		return false, false
 	}
 	// The sets are empty in most syncs: their emptiness is asked first,
 	// so that the pod (a cache miss in a long Job) is not read for its UID.
 	if r.succeeded {
-		return len(view.uncountedSucceeded) == 0 || !view.uncountedSucceeded[r.pod.UID], false
+		return len(census.uncountedSucceeded) == 0 || !census.uncountedSucceeded[r.pod.UID], false
 	}
-	return false, r.failed && (len(view.uncountedFailed) == 0 || !view.uncountedFailed[r.pod.UID])
+	return false, r.failed && (len(census.uncountedFailed) == 0 || !census.uncountedFailed[r.pod.UID])
 }

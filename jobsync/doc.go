@@ -103,4 +103,77 @@
 // Job of a million pods reads the pods that changed state, and the CPU time
 // of Reconcile per pod of the Job grows little from ten thousand pods to a
 // million (BENCHMARKS.md at the repository root has the measurements).
+//
+// # Files
+//
+// Each file of the package holds one thing:
+//
+//   - doc.go: this documentation.
+//   - reconcile.go: Reconcile, the list of the steps of one sync in
+//     upstream's order, which assembles the plan.
+//   - assemble.go: the plan parts the pod and tracking steps return, and
+//     their assembly into the plan.
+//   - plan.go: Snapshot, what a sync reads, and Plan with its parts, what it
+//     decides.
+//   - options.go: Options, upstream's flags, constants and feature gates
+//     that a sync reads.
+//   - input.go: InputError and the checks of a snapshot that Reconcile
+//     cannot decide on.
+//   - state.go: syncState, what every step reads, and the pod counts.
+//   - census.go: podCensus, what the scan finds of the pods, which the steps
+//     query.
+//   - skip.go: the syncs that stop before reading any pod.
+//   - scan.go: scan, the one pass over the listed pods, with the ownership
+//     claims and the duplicate-UID check.
+//   - shortlist.go: the ranking of active pods for deletion while the scan
+//     reads them.
+//   - order.go: the orders of pods upstream's steps imply, and the queue
+//     that takes finished pods in canonical order.
+//   - grow.go: the growth of the lists the scan builds over many pods.
+//   - uidfilter.go: the hashes that spare the scan a set of every UID.
+//   - labelmatch.go: the match of pod labels against the Job's selector.
+//   - ownership.go: what tells the Job's pods from others: controller
+//     references and owner UIDs.
+//   - claim.go: the adoption and release claims and their patches.
+//   - predicates.go: podRecord, what a sync knows of a finished or deleting
+//     pod, and tests of pods and Jobs.
+//   - count.go: the count step: succeeded and failed pods so far and the
+//     backoff record.
+//   - indexprogress.go: the index step: succeeded and failed indexes and the
+//     removals delayed per index.
+//   - failurecounts.go: the per-index failure counts a pod carries in its
+//     annotations.
+//   - failurepolicy.go: what a pod failure policy says of a failed pod.
+//   - successpolicy.go: the match of an Indexed Job's success policy.
+//   - finish.go: decideFinish, whether and how the Job is finishing, and the
+//     completion check.
+//   - manage.go: the pod step: deletions of a finishing, suspended or
+//     surplus Job's pods, and creations.
+//   - removal.go: which active pods the pod step deletes, and why.
+//   - create.go: the pods a sync creates.
+//   - suspend.go: the Suspended condition, its events and startTime.
+//   - tracking.go: track, the write-ahead accounting of finished pods, the
+//     status writes and the terminal condition.
+//   - conditions.go: the Job conditions, reasons and messages upstream
+//     writes.
+//   - untracked.go: the note on terminal pods the status cannot have
+//     counted.
+//   - wording.go: the wording of counts in reasons and notes.
+//   - steps.go: Plan.Steps, the calls and events of each step of a plan.
+//   - resume.go: Resume and PodFailures: the rest of a plan after failed pod
+//     calls.
+//   - advance.go: Advance and Memory: what to keep of a plan carried out so
+//     far.
+//   - observe.go: Observe: what a pod informer event lowers in the
+//     expectations.
+//   - plancopy.go: Plan.DeepCopy.
+//   - settled.go: SettledFilter, which tells the pods a sync can do without.
+//   - activepods.go: ActivePods, the caller's set of a Job's active pods
+//     with the sums a sync reads.
+//   - succeededpods.go: SucceededPods, the caller's set of succeeded pods
+//     waiting to be recorded.
+//   - indexset.go: indexSet, the set of completion indexes the scan and
+//     ActivePods keep.
+//   - ttl.go: TTLAfterFinished, the TTL-after-finished controller's
+//     decision.
 package jobsync

@@ -6,6 +6,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // decideFinish evaluates, in upstream's order, whether the Job is done:
@@ -22,28 +23,29 @@ import (
 //
 // Reaching the completions (success without a policy) is decided later, after
 // pod management (completionsReached). The result is the condition the Job
-// is heading to, nil when it is not finishing.
-func (sync *syncState) decideFinish(view *podView, counts finishedCounts, progress indexProgress) *batchv1.JobCondition {
+// is heading to, nil when it is not finishing. start is the Job's
+// startTime as this sync sees it, nil for not started.
+func (sync *syncState) decideFinish(census *podCensus, counts finishedCounts, progress indexProgress, start *metav1.Time) *batchv1.JobCondition {
 	job := sync.job
 	var finish *batchv1.JobCondition
-	if c := findCondition(sync.st.Conditions, batchv1.JobSuccessCriteriaMet); c != nil && c.Status == corev1.ConditionTrue {
+	if c := findCondition(sync.job.Status.Conditions, batchv1.JobSuccessCriteriaMet); c != nil && c.Status == corev1.ConditionTrue {
 		finish = c.DeepCopy()
 	}
 	if finish == nil {
-		if c := findCondition(sync.st.Conditions, batchv1.JobFailureTarget); c != nil && c.Status == corev1.ConditionTrue {
+		if c := findCondition(sync.job.Status.Conditions, batchv1.JobFailureTarget); c != nil && c.Status == corev1.ConditionTrue {
 			finish = newCondition(batchv1.JobFailed, c.Reason, c.Message, sync.now)
-		} else if msg, ok := sync.failJobMessage(view); ok {
+		} else if msg, ok := sync.failJobMessage(census); ok {
 			finish = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonPodFailurePolicy, msg, sync.now)
 		}
 	}
 	if finish == nil {
 		switch {
-		case counts.failed > *job.Spec.BackoffLimit || sync.pastBackoffLimitOnFailure(view):
+		case counts.failed > *job.Spec.BackoffLimit || sync.pastBackoffLimitOnFailure(census):
 			finish = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonBackoffLimitExceeded, msgBackoffLimitExceeded, sync.now)
-		case sync.pastDeadline():
+		case sync.pastDeadline(start):
 			finish = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonDeadlineExceeded, msgDeadlineExceeded, sync.now)
 		case job.Spec.ActiveDeadlineSeconds != nil && !sync.suspended:
-			left := time.Duration(*job.Spec.ActiveDeadlineSeconds)*time.Second - sync.now.Sub(sync.st.StartTime.Time)
+			left := time.Duration(*job.Spec.ActiveDeadlineSeconds)*time.Second - sync.now.Sub(start.Time)
 			sync.requeue(left, false)
 			sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("the active deadline passes in %v", left))
 		}
@@ -69,14 +71,16 @@ func (sync *syncState) decideFinish(view *podView, counts finishedCounts, progre
 
 // failJobMessage finds a failed pod that a FailJob rule matches and returns
 // the FailureTarget message naming it. Upstream takes the first such pod in
-// its cache's order; here it is the first in canonical order.
-func (sync *syncState) failJobMessage(view *podView) (string, bool) {
+// the order it lists pods; here it is the first in listing order
+// (listingCompare, which puts adopted pods last), not the canonical order
+// the tracking steps use.
+func (sync *syncState) failJobMessage(census *podCensus) (string, bool) {
 	if sync.job.Spec.PodFailurePolicy == nil {
 		return "", false
 	}
 	var first *podRecord
-	for i := range view.finishedOrDeleting {
-		r := &view.finishedOrDeleting[i]
+	for i := range census.finishedOrDeleting {
+		r := &census.finishedOrDeleting[i]
 		if !r.failed || r.verdict().action != batchv1.PodFailurePolicyActionFailJob {
 			continue
 		}
@@ -96,22 +100,18 @@ func (sync *syncState) failJobMessage(view *podView) (string, bool) {
 // when backoffLimit is 0) fails the Job. The sum is taken in int32, as
 // upstream takes it: restart counts near the int32 limit wrap it around
 // (found by FuzzDifferential).
-func (sync *syncState) pastBackoffLimitOnFailure(view *podView) bool {
+func (sync *syncState) pastBackoffLimitOnFailure(census *podCensus) bool {
 	if sync.job.Spec.Template.Spec.RestartPolicy != corev1.RestartPolicyOnFailure {
 		return false
 	}
 	var restarts int32
-	for _, p := range view.pods {
+	for _, p := range census.pods {
 		if p.Status.Phase != corev1.PodRunning && p.Status.Phase != corev1.PodPending {
 			continue
 		}
 		restarts += restartSum(p)
 	}
-	if view.held != nil {
-		// Their sum, kept as they were put; int32 sums wrap around alike
-		// in any order.
-		restarts += view.held.restarts
-	}
+	restarts += census.activeRestarts()
 	limit := *sync.job.Spec.BackoffLimit
 	if limit == 0 {
 		return restarts > 0
@@ -119,14 +119,14 @@ func (sync *syncState) pastBackoffLimitOnFailure(view *podView) bool {
 	return restarts >= limit
 }
 
-// pastDeadline reports whether the Job has been active, unsuspended, for
-// activeDeadlineSeconds or more.
-func (sync *syncState) pastDeadline() bool {
+// pastDeadline reports whether the Job, started at start (nil for not
+// started), has been active, unsuspended, for activeDeadlineSeconds or more.
+func (sync *syncState) pastDeadline(start *metav1.Time) bool {
 	ads := sync.job.Spec.ActiveDeadlineSeconds
-	if ads == nil || sync.st.StartTime == nil || sync.suspended {
+	if ads == nil || start == nil || sync.suspended {
 		return false
 	}
-	return sync.now.Sub(sync.st.StartTime.Time) >= time.Duration(*ads)*time.Second
+	return sync.now.Sub(start.Time) >= time.Duration(*ads)*time.Second
 }
 
 // completionsReached reports success by completions: with completions set,

@@ -28,15 +28,15 @@ type indexProgress struct {
 
 // indexProgress works out, for an Indexed Job, the succeeded and failed
 // indexes and which failed pods wait for their replacement.
-func (sync *syncState) indexProgress(view *podView) indexProgress {
+func (sync *syncState) indexProgress(census *podCensus) indexProgress {
 	var progress indexProgress
 	if !sync.indexed {
 		return progress
 	}
-	progress.prevSucceeded, progress.succeeded = sync.succeededIndexes(view)
+	progress.prevSucceeded, progress.succeeded = sync.succeededIndexes(census)
 	if sync.perIndex {
-		progress.failed = sync.failedIndexes(view)
-		progress.delayedRemoval = delayedRemovals(view, progress.succeeded, progress.failed)
+		progress.failed = sync.failedIndexes(census)
+		progress.delayedRemoval = delayedRemovals(census, progress.succeeded, progress.failed)
 	}
 	return progress
 }
@@ -44,12 +44,12 @@ func (sync *syncState) indexProgress(view *podView) indexProgress {
 // succeededIndexes reads status.completedIndexes (leniently, as upstream
 // does) and returns it, and it with the valid indexes of succeeded pods
 // that still carry the tracking finalizer.
-func (sync *syncState) succeededIndexes(view *podView) (prev, now indexes.Set) {
-	prev = indexes.ParseLenient(sync.st.CompletedIndexes, int(*sync.job.Spec.Completions))
+func (sync *syncState) succeededIndexes(census *podCensus) (prev, now indexes.Set) {
+	prev = indexes.ParseLenient(sync.job.Status.CompletedIndexes, int(*sync.job.Spec.Completions))
 	counts := func(r *podRecord) bool { return r.succeeded && r.finalizer && r.validIndex }
 	n := 0
-	for i := range view.finishedOrDeleting {
-		if counts(&view.finishedOrDeleting[i]) {
+	for i := range census.finishedOrDeleting {
+		if counts(&census.finishedOrDeleting[i]) {
 			n++
 		}
 	}
@@ -57,8 +57,8 @@ func (sync *syncState) succeededIndexes(view *podView) (prev, now indexes.Set) {
 		return prev, prev.WithIndexes(nil)
 	}
 	add := make([]int, 0, n)
-	for i := range view.finishedOrDeleting {
-		if r := &view.finishedOrDeleting[i]; counts(r) {
+	for i := range census.finishedOrDeleting {
+		if r := &census.finishedOrDeleting[i]; counts(r) {
 			add = append(add, r.index)
 		}
 	}
@@ -91,14 +91,14 @@ func sortIndexes(ixs []int, completions int) []int {
 
 // failedIndexes reads status.failedIndexes and adds the indexes of pods
 // with the tracking finalizer whose failure fails their index.
-func (sync *syncState) failedIndexes(view *podView) indexes.Set {
+func (sync *syncState) failedIndexes(census *podCensus) indexes.Set {
 	var prev indexes.Set
-	if sync.st.FailedIndexes != nil {
-		prev = indexes.ParseLenient(*sync.st.FailedIndexes, int(*sync.job.Spec.Completions))
+	if sync.job.Status.FailedIndexes != nil {
+		prev = indexes.ParseLenient(*sync.job.Status.FailedIndexes, int(*sync.job.Spec.Completions))
 	}
 	var add []int
-	for i := range view.finishedOrDeleting {
-		if r := &view.finishedOrDeleting[i]; r.finalizer && r.validIndex && sync.failsIndex(r) {
+	for i := range census.finishedOrDeleting {
+		if r := &census.finishedOrDeleting[i]; r.finalizer && r.validIndex && sync.failsIndex(r) {
 			add = append(add, r.index)
 		}
 	}
@@ -132,15 +132,15 @@ func (sync *syncState) failsIndex(r *podRecord) bool {
 // on the order. The fold is made here over the canonical listing order
 // (the Job's own pods before adopted ones, then creation time, name and
 // UID), the order in which the conformance module hands pods to upstream.
-func delayedRemovals(view *podView, succeeded, failed indexes.Set) map[int]*podRecord {
+func delayedRemovals(census *podCensus, succeeded, failed indexes.Set) map[int]*podRecord {
 	delayed := make(map[int]*podRecord)
 	var cands []*podRecord
-	for i := range view.finishedOrDeleting {
-		r := &view.finishedOrDeleting[i]
+	for i := range census.finishedOrDeleting {
+		r := &census.finishedOrDeleting[i]
 		if !r.tracked || !r.failed || !r.validIndex {
 			continue
 		}
-		if ix := r.index; succeeded.Has(ix) || failed.Has(ix) || view.hasActiveIndex(ix) {
+		if ix := r.index; succeeded.Has(ix) || failed.Has(ix) || census.hasActiveIndex(ix) {
 			continue
 		}
 		cands = append(cands, r)

@@ -9,20 +9,72 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/jobsync/jobsync/backoff"
+	"github.com/jobsync/jobsync/expectations"
 	"github.com/jobsync/jobsync/indexes"
 	"github.com/jobsync/jobsync/podorder"
 )
 
 // deleteAllActive deletes every active pod of a Job that is finishing. The
 // finalizers stay: the tracking steps count the pods as failed and release
-// them. Upstream sets no expectations for these deletions.
-func (sync *syncState) deleteAllActive(view *podView, finish *batchv1.JobCondition) podCounts {
-	c := view.counts
+// them. Upstream sets no expectations for these deletions. It returns the
+// pod counts once the deletions are carried out, and finish, or nil when
+// the Job cannot be declared finished in this sync: failed, when not nil,
+// says some deletion failed (see Resume), or pod creations and deletions
+// of earlier syncs may not be seen yet. The deletions are in the plan part
+// it returns, made from mem.
+func (sync *syncState) deleteAllActive(census *podCensus, finish *batchv1.JobCondition, failed *PodFailures, mem Memory) (podCounts, *batchv1.JobCondition, Plan) {
+	plan := sync.startPart(mem)
+	c, finish := sync.deleteActive(census, finish, failed)
+	return c, finish, sync.endPart(plan)
+}
+
+// deleteActive is deleteAllActive adding to the plan part under way.
+func (sync *syncState) deleteActive(census *podCensus, finish *batchv1.JobCondition, failed *PodFailures) (podCounts, *batchv1.JobCondition) {
+	c := census.counts
 	reason := fmt.Sprintf("the Job is finishing (%s)", finish.Reason)
-	for _, p := range sync.sortedForPlan(view.activePods()) {
+	for _, p := range sync.sortedForPlan(census.activePods()) {
 		sync.addDeletion(&c, p, podorder.IsReady(p), false, reason)
 	}
-	return c
+	if failed.apply(&c, sync.plan.Deletions, false) { // resume.go
+		// Upstream declares the Job finished only once every active
+		// pod's deletion went through.
+		sync.plan.Notes = append(sync.plan.Notes, "the Job is not declared finished: deleting its active pods failed")
+		return c, nil
+	}
+	if !sync.satisfied {
+		// Pods may exist that this census does not show yet; upstream waits
+		// before declaring the Job finished.
+		sync.plan.Notes = append(sync.plan.Notes, "the Job is not declared finished: pod creations or deletions are still expected")
+		return c, nil
+	}
+	return c, finish
+}
+
+// managePods runs manage when the sync may create and delete pods
+// (sync.manages), with failed, when not nil, saying which of its calls
+// failed (see Resume), and returns the pod counts once its deletions and
+// creations are carried out; otherwise it says why no pods change. What it
+// decides is in the plan part it returns, made from mem.
+func (sync *syncState) managePods(census *podCensus, counts finishedCounts, progress indexProgress, failed *PodFailures, mem Memory) (podCounts, Plan) {
+	plan := sync.startPart(mem)
+	pods := sync.manageOrSayWhy(census, counts, progress, failed, mem.Expectations)
+	return pods, sync.endPart(plan)
+}
+
+// manageOrSayWhy is managePods adding to the plan part under way; exp
+// are the expectations it waits on when they are not satisfied.
+func (sync *syncState) manageOrSayWhy(census *podCensus, counts finishedCounts, progress indexProgress, failed *PodFailures, exp expectations.Expectations) podCounts {
+	switch {
+	case sync.manages:
+		pods := sync.manage(census, counts, progress)
+		failed.apply(&pods, sync.plan.Deletions, true) // resume.go
+		return pods
+	case !sync.satisfied:
+		sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("no pods are created or deleted: waiting to observe %d creations and %d deletions", exp.Creations, exp.Deletions))
+	default:
+		sync.plan.Notes = append(sync.plan.Notes, "no pods are created or deleted: the Job is being deleted")
+	}
+	return census.counts
 }
 
 // manage brings the number of active pods to what the Job wants: all gone
@@ -30,63 +82,40 @@ func (sync *syncState) deleteAllActive(view *podView, finish *batchv1.JobConditi
 // pods with repeated or invalid indexes), or else creating what is missing
 // unless the pod-failure backoff holds creation back. It returns the pod
 // counts once its deletions and creations are carried out.
-func (sync *syncState) manage(view *podView, counts finishedCounts, progress indexProgress) podCounts {
+func (sync *syncState) manage(census *podCensus, counts finishedCounts, progress indexProgress) podCounts {
 	job := sync.job
-	c := view.counts
+	c := census.counts
 	active := c.active
 	if sync.suspended {
-		rm := sync.forRemoval(view, int(active))
-		sync.plan.Expectations = sync.plan.Expectations.ExpectDeletions(len(rm), sync.now)
-		sync.plan.Deletions = slices.Grow(sync.plan.Deletions, len(rm))
-		for _, d := range rm {
-			sync.addDeletion(&c, d.pod(), d.rank.Ready(), d.finalizer, "the Job is suspended")
-		}
+		sync.deleteRanked(&c, sync.forRemoval(census, int(active)), func(*candidate) string { return "the Job is suspended" })
 		return c
 	}
-
-	parallelism := *job.Spec.Parallelism
-	var want int32
-	if job.Spec.Completions == nil {
-		// A work queue: once any pod succeeded, the rest finish on their own
-		// and nothing new starts.
-		if counts.succeeded > 0 {
-			want = active
-		} else {
-			want = parallelism
-		}
-	} else {
-		want = max(0, min(*job.Spec.Completions-counts.succeeded, parallelism))
-	}
-
+	want := sync.wantActive(active, counts.succeeded)
 	// Only the first MaxPodCreateDeletePerSync pods of the deletion order
 	// go in one sync: ask for no more.
-	rm := sync.forRemoval(view, int(max(0, min(active-want, int32(sync.opts.MaxPodCreateDeletePerSync)))))
+	rm := sync.forRemoval(census, int(max(0, min(active-want, int32(sync.opts.MaxPodCreateDeletePerSync)))))
 	if len(rm) > sync.opts.MaxPodCreateDeletePerSync {
 		rm = rm[:sync.opts.MaxPodCreateDeletePerSync]
 	}
 	if len(rm) > 0 {
-		sync.plan.Expectations = sync.plan.Expectations.ExpectDeletions(len(rm), sync.now)
 		reason := fmt.Sprintf("%s active, the Job wants %d", count(int(active), "pod is", "pods are"), want)
 		var repeated *indexSet
-		if view.indexTrouble {
-			repeated = sync.repeatedActiveIndexes(view.activePods())
+		if census.indexTrouble {
+			repeated = sync.repeatedActiveIndexes(census.activePods())
 		}
-		sync.plan.Deletions = slices.Grow(sync.plan.Deletions, len(rm))
-		for _, d := range rm {
-			r := reason
-			if view.indexTrouble {
+		sync.deleteRanked(&c, rm, func(d *candidate) string {
+			if !census.indexTrouble {
 				// Without trouble every active pod has its own valid
 				// index: each goes as surplus.
-				r = sync.indexedDeletionReason(d.pod(), reason, repeated)
+				return reason
 			}
-			sync.addDeletion(&c, d.pod(), d.rank.Ready(), d.finalizer, r)
-		}
+			return sync.indexedDeletionReason(d.pod(), reason, repeated)
+		})
 		if sync.indexed {
 			sync.plan.Notes = append(sync.plan.Notes, "no pods are created: a sync that deletes pods does not create any")
 		}
 		return c
 	}
-
 	var terminating int32
 	if onlyReplaceFailed(job) {
 		terminating = c.terminating
@@ -105,52 +134,81 @@ func (sync *syncState) manage(view *podView, counts finishedCounts, progress ind
 			return c
 		}
 	}
-	diff = min(diff, int32(sync.opts.MaxPodCreateDeletePerSync))
-	if len(job.Spec.Template.Labels) == 0 && !sync.indexed {
+	sync.createMissing(&c, census, progress, want, min(diff, int32(sync.opts.MaxPodCreateDeletePerSync)))
+	return c
+}
+
+// wantActive is how many active pods the Job wants, given active now and
+// succeeded so far: what remains of the completions, at most parallelism;
+// a work queue (no completions) wants parallelism until a pod succeeds,
+// after which the rest finish on their own and nothing new starts.
+func (sync *syncState) wantActive(active, succeeded int32) int32 {
+	parallelism := *sync.job.Spec.Parallelism
+	if sync.job.Spec.Completions == nil {
+		if succeeded > 0 {
+			return active
+		}
+		return parallelism
+	}
+	return max(0, min(*sync.job.Spec.Completions-succeeded, parallelism))
+}
+
+// deleteRanked adds the deletions of the ranked pods rm, in their order,
+// each with the reason reason gives it, and expects them.
+func (sync *syncState) deleteRanked(c *podCounts, rm []*candidate, reason func(*candidate) string) {
+	sync.plan.Expectations = sync.plan.Expectations.ExpectDeletions(len(rm), sync.now)
+	sync.plan.Deletions = slices.Grow(sync.plan.Deletions, len(rm))
+	for _, d := range rm {
+		sync.addDeletion(c, d.pod(), d.rank.Ready(), d.finalizer, reason(d))
+	}
+}
+
+// createMissing creates up to diff pods of a Job that wants want active
+// pods: for an Indexed Job, those of its first pending indexes past their
+// per-index backoff.
+func (sync *syncState) createMissing(c *podCounts, census *podCensus, progress indexProgress, want, diff int32) {
+	if len(sync.job.Spec.Template.Labels) == 0 && !sync.indexed {
 		// The pod control refuses to create pods without labels; upstream
 		// sets and then lowers its expectations and retries with a rate
 		// limit, as the caller should. An Indexed Job's pods always have
 		// one: their completion index.
 		sync.plan.Expectations = sync.plan.Expectations.ExpectCreations(0, sync.now)
 		sync.plan.Notes = append(sync.plan.Notes, "no pods are created: the pod template has no labels, and pods without labels are refused")
-		return c
+		return
 	}
-
 	if !sync.indexed {
 		sync.plan.Expectations = sync.plan.Expectations.ExpectCreations(int(diff), sync.now)
-		reason := fmt.Sprintf("%s active, the Job wants %d", count(int(active), "pod is", "pods are"), want)
+		reason := fmt.Sprintf("%s active, the Job wants %d", count(int(c.active), "pod is", "pods are"), want)
 		for range diff {
-			sync.addCreation(&c, indexes.Unknown, reason, nil)
+			sync.addCreation(c, indexes.Unknown, reason, nil)
 		}
-		return c
+		return
 	}
-
-	toAdd := sync.pendingIndexes(view, progress, int(diff))
+	toAdd := sync.pendingIndexes(census, progress, int(diff))
 	if sync.perIndex {
 		var wait time.Duration
 		toAdd, wait = sync.indexesPastBackoff(toAdd, progress.delayedRemoval)
 		if wait > 0 {
 			sync.requeue(wait, true)
 			sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("no pods are created: every pending index is in its pod-failure backoff, the first ends in %v", wait))
-			return c
+			return
 		}
 	}
 	sync.plan.Expectations = sync.plan.Expectations.ExpectCreations(len(toAdd), sync.now)
 	for _, ix := range toAdd {
-		sync.addCreation(&c, ix, fmt.Sprintf("index %d is pending", ix), progress.delayedRemoval[ix])
+		sync.addCreation(c, ix, fmt.Sprintf("index %d is pending", ix), progress.delayedRemoval[ix])
 	}
-	return c
 }
 
 // pendingIndexes returns up to n indexes below completions that have no
 // active pod, have not succeeded and have not failed; with replacement of
 // failed pods only, indexes of terminating pods are not pending either.
-func (sync *syncState) pendingIndexes(view *podView, progress indexProgress, n int) []int {
-	taken := progress.succeeded.Union(view.activeIndexSet())
+func (sync *syncState) pendingIndexes(census *podCensus, progress indexProgress, n int) []int {
+	taken := progress.succeeded.Union(census.activeIndexSet())
 	if onlyReplaceFailed(sync.job) {
 		var terminating []int
-		for i := range view.finishedOrDeleting {
-			if r := &view.finishedOrDeleting[i]; r.terminating && r.index != indexes.Unknown {
+		for i := range census.finishedOrDeleting {
+			if r := &census.finishedOrDeleting[i]; r.terminating && r.index != indexes.Unknown {
 				terminating = append(terminating, r.index)
 			}
 		}

@@ -65,7 +65,7 @@ func sortClaims(cs []PodClaim) {
 	})
 }
 
-// podQueue hands out pod records in canonical order (compareRecords), one
+// podQueue hands out pod records in canonical order (compareCanonical), one
 // at a time, for a loop that stops early: track releases finished pods
 // until the uncounted-pods cap, and takes only the first few hundred of
 // thousands. So the queue first selects the want smallest records (want is
@@ -118,7 +118,7 @@ func queuedOf(r *podRecord, pos int) queued {
 	}
 }
 
-// compare is compareRecords on the entries' keys: a pod is read only when
+// compare is compareCanonical on the entries' keys: a pod is read only when
 // the keys tie, or when both creation times carry a monotonic reading,
 // which time.Time.Compare uses then.
 func (q *podQueue) compare(a, b queued) int {
@@ -247,11 +247,6 @@ func (q *podQueue) takeRest() {
 	}
 	slices.SortFunc(rest, q.compare)
 	q.items, q.next, q.more = rest, 0, false
-}
-
-// compareRecords is compareCanonical for pods with records.
-func compareRecords(a, b *podRecord) int {
-	return compareCanonical(a.index, a.adopted, a.pod, b.index, b.adopted, b.pod)
 }
 
 // keyedPod is an active pod (which has no record) with the keys of the

@@ -1,8 +1,6 @@
 package jobsync
 
 import (
-	"fmt"
-
 	batchv1 "k8s.io/api/batch/v1"
 )
 
@@ -40,71 +38,60 @@ func reconcile(s Snapshot, opts Options, failed *PodFailures) (Plan, error) {
 	if err := checkJob(job); err != nil { // input.go
 		return Plan{}, err
 	}
-	state := newSyncState(s, opts, &plan) // state.go
-	sync := &state
-	st := sync.st
-
-	// The steps, in upstream's order; each takes what it reads and returns
-	// what it decides. They add to the status copy and the plan as they go.
 	if s.SettledPods < 0 {
 		return Plan{}, inputErr("settledPods", s.SettledPods, "must not be negative")
 	}
-	scanned, err := sync.scan(s.Pods, s.SettledPods, s.Active, s.Succeeded, s.Expectations) // scan.go
-	if err != nil {
-		return Plan{}, err
-	}
-	view := &scanned
-	satisfied := s.Expectations.Satisfied(s.Now, opts.ExpectationsTimeout)
-	if st.StartTime == nil && !sync.suspended {
-		st.StartTime = ptrTime(s.Now)
-	}
-	counts, err := sync.countFinished(view, s.Backoff) // count.go
-	if err != nil {
-		return Plan{}, err
-	}
-	progress := sync.indexProgress(view) // indexprogress.go
-	counts = counts.withIndexes(progress, sync.indexed)
-	finish := sync.decideFinish(view, counts, progress) // finish.go
+	state := newSyncState(s, opts, &plan) // state.go
+	sync := &state
 
-	pods := view.counts
+	// The steps, in upstream's order; each takes what it reads and returns
+	// what it decides. The scan adds its claims and notes to the plan, and
+	// decideFinish its note and requeue request; the pod step and track
+	// return their parts of the plan, assembled here in order.
+	census, err := sync.scan(s.Pods, s.SettledPods, s.Active, s.Succeeded, s.Expectations.FinalizerRemovals) // scan.go
+	if err != nil {
+		return Plan{}, err
+	}
+	// startTime travels from step to step as a value, and reaches the
+	// status copy once the suspend step has had its say.
+	start := job.Status.StartTime
+	if start == nil && !sync.suspended {
+		start = ptrTime(s.Now)
+	}
+	counts, err := sync.countFinished(&census, s.Backoff) // count.go
+	if err != nil {
+		return Plan{}, err
+	}
+	progress := sync.indexProgress(&census) // indexprogress.go
+	counts = counts.withIndexes(progress, sync.indexed)
+	finish := sync.decideFinish(&census, counts, progress, start) // finish.go
+
+	// The pod step's part of the plan comes before the suspend step's
+	// events and the tracking step's part.
+	var pods podCounts
+	var podPart Plan
 	suspendChanged := false
 	if finish != nil {
-		pods = sync.deleteAllActive(view, finish)            // manage.go
-		if failed.apply(&pods, sync.plan.Deletions, false) { // resume.go
-			// Upstream declares the Job finished only once every active
-			// pod's deletion went through.
-			finish = nil
-			plan.Notes = append(plan.Notes, "the Job is not declared finished: deleting its active pods failed")
-		} else if !satisfied {
-			// Pods may exist that this view does not show yet; upstream waits
-			// before declaring the Job finished.
-			finish = nil
-			plan.Notes = append(plan.Notes, "the Job is not declared finished: pod creations or deletions are still expected")
-		}
+		pods, finish, podPart = sync.deleteAllActive(&census, finish, failed, plan.memory()) // manage.go
+		plan.assemble(podPart)
 	} else {
-		managed := false
-		if satisfied && job.DeletionTimestamp == nil {
-			pods = sync.manage(view, counts, progress)     // manage.go
-			failed.apply(&pods, sync.plan.Deletions, true) // resume.go
-			managed = true
-		} else if !satisfied {
-			plan.Notes = append(plan.Notes, fmt.Sprintf("no pods are created or deleted: waiting to observe %d creations and %d deletions", s.Expectations.Creations, s.Expectations.Deletions))
-		} else {
-			plan.Notes = append(plan.Notes, "no pods are created or deleted: the Job is being deleted")
-		}
+		pods, podPart = sync.managePods(&census, counts, progress, failed, plan.memory()) // manage.go
+		plan.assemble(podPart)
 		if sync.completionsReached(pods.active, counts.succeeded) { // finish.go
 			finish = newCondition(batchv1.JobSuccessCriteriaMet, batchv1.JobReasonCompletionsReached, msgCompletionsReached, sync.now)
-		} else if managed {
-			suspendChanged = sync.updateSuspendCondition() // suspend.go
+		} else if sync.manages {
+			suspendChanged, start = sync.updateSuspendCondition(start) // suspend.go
 		}
 	}
-
+	sync.st.StartTime = start
 	needsWrite := sync.setPodCounts(pods) || suspendChanged // state.go
 
 	// The write-ahead accounting, the status writes and the terminal
 	// condition.
-	if err := sync.track(view, progress, finish, pods.terminating, counts.backoff, needsWrite); err != nil { // tracking.go
+	trackPart, err := sync.track(&census, progress, finish, pods.terminating, counts.backoff, needsWrite, plan.memory()) // tracking.go
+	if err != nil {
 		return Plan{}, err
 	}
+	plan.assemble(trackPart)
 	return plan, nil
 }

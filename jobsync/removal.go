@@ -20,22 +20,22 @@ import (
 //
 // The deletion order is podorder's, a strict total order: which pods come
 // first does not depend on the order of the snapshot's pods.
-func (sync *syncState) forRemoval(view *podView, n int) []*candidate {
-	if !view.indexTrouble {
+func (sync *syncState) forRemoval(census *podCensus, n int) []*candidate {
+	if !census.indexTrouble {
 		// NonIndexed, or every active pod has its own valid index: only
 		// the surplus goes. (A steady sync never builds the list.)
 		if n <= 0 {
 			return nil
 		}
-		if rm, ok := view.shortlist.first(n); ok {
+		if rm, ok := census.shortlist.first(n); ok {
 			return rm
 		}
 		if sync.indexed {
-			return sync.candidatesOf(podorder.FirstRankedIndexed(view.activePods(), n))
+			return sync.candidatesOf(podorder.FirstRankedIndexed(census.activePods(), n))
 		}
-		return sync.candidatesOf(podorder.FirstRanked(view.activePods(), n))
+		return sync.candidatesOf(podorder.FirstRanked(census.activePods(), n))
 	}
-	pods, left := sync.indexedForRemoval(view.activePods())
+	pods, left := sync.indexedForRemoval(census.activePods())
 	ranks := make([]podorder.Ranked, len(pods), max(len(pods), n))
 	for i, p := range pods {
 		ranks[i] = podorder.Rank(p) // for the readiness: they are ordered already

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/jobsync/jobsync/expectations"
@@ -12,7 +13,7 @@ import (
 )
 
 // scan is the one pass over every pod of the snapshot, and returns the
-// podView the later steps read. It applies upstream's ownership rules
+// podCensus the later steps read. It applies upstream's ownership rules
 // (ControllerRefManager), adds the adoptions and releases to the plan, and
 // sorts the Job's pods into what the decisions need: the count of active pods (neither terminal
 // nor being deleted), of ready ones among them and of terminating ones
@@ -36,132 +37,64 @@ import (
 //
 // settled is the number of pods the caller left out as settled (see
 // SettledFilter): the scan would have passed over each of them at its
-// first test of a terminal pod without the finalizer. held is the caller's
+// first test of a terminal pod without the finalizer. active is the caller's
 // set of active pods (see ActivePods), nil for none: the scan adds its sums
 // to what it counts in all, ranks its pods with the others when the sync
-// may delete, and the view walks them only when asked for the active pods.
-// done is the caller's set of succeeded pods (see SucceededPods), nil for
+// may delete, and the census walks them only when asked for the active pods.
+// succeeded is the caller's set of succeeded pods (see SucceededPods), nil for
 // none: the count and tracking steps read it. The scan checks that no pod
 // of all has a UID either set holds (see listedAndHeld).
-func (sync *syncState) scan(all []*corev1.Pod, settled int, held *ActivePods, done *SucceededPods, exp expectations.Expectations) (podView, error) {
-	job := sync.job
-	if held != nil && !sameJob(held.job, job) {
-		return podView{}, inputErr("active", uidOf(held.job), "was made for another Job (another UID, namespace, completion mode or pod failure policy)")
+func (sync *syncState) scan(all []*corev1.Pod, settled int, active *ActivePods, succeeded *SucceededPods, removals expectations.UIDSet) (podCensus, error) {
+	if err := sync.checkSets(active, succeeded); err != nil {
+		return podCensus{}, err
 	}
-	if held != nil && held.ownerKind != sync.opts.Owner.Kind {
-		return podView{}, inputErr("active", held.ownerKind, "was made for another owner kind (see NewActivePodsFor)")
-	}
-	if done != nil && (!sameJob(done.job, job) || done.finalizer != sync.opts.TrackingFinalizer) {
-		return podView{}, inputErr("succeeded", uidOf(done.job), "was made for another Job (another UID, namespace, completion mode or pod failure policy) or another tracking finalizer")
-	}
-	if done != nil && done.ownerKind != sync.opts.Owner.Kind {
-		return podView{}, inputErr("succeeded", done.ownerKind, "was made for another owner kind")
-	}
-	match := newLabelMatcher(job.Spec.Selector)
-	deleting := job.DeletionTimestamp != nil
-	view := podView{expectedRemovals: exp.FinalizerRemovals, settled: settled, held: held, done: done, shortlist: sync.newShortlist(exp, len(all)+held.Len())}
-	view.uncountedSucceeded = uidSet(sync.st.UncountedTerminatedPods.Succeeded)
-	view.uncountedFailed = uidSet(sync.st.UncountedTerminatedPods.Failed)
-	if sync.indexed {
-		view.activeIndexes = newIndexSet(len(all))
-	}
-	view.pods = all // replaced by a filtered copy at the first pod not kept as it is
+	census := sync.newPodCensus(len(all), settled, active, succeeded, removals)
+	census.pods = all // replaced by a filtered copy at the first pod not kept as it is
 	copied := false
+	claims := claimer{sync: sync, match: newLabelMatcher(sync.job.Spec.Selector), deleting: sync.job.DeletionTimestamp != nil}
 	// A terminal pod without the tracking finalizer (already counted) is
 	// read by no later step but failJobMessage, which upstream runs over
-	// every failed pod: such pods join view.finishedOrDeleting only under a pod failure
-	// policy. In a long Job they are most of the pods; leaving them out
-	// spares every later pass over view.finishedOrDeleting.
-	keepUntracked := job.Spec.PodFailurePolicy != nil
-	var foreign, orphaned int
-	untracked := settled // terminal pods the Job controls, without the tracking finalizer
-	// counted holds the positions in all of the pods whose UIDs count;
-	// uids holds their hashes, and only when two hashes agree are the UIDs
-	// at counted compared after the loop (see uidFilter).
-	var counted []int32 // a slice of pods fits in memory: fewer than 2^31
-	var uids *uidFilter // made at the first pod to count
+	// every failed pod: such pods are recorded only under a pod failure
+	// policy. In a long Job they are most of the pods.
+	keepUntracked := sync.job.Spec.PodFailurePolicy != nil
+	untracked := settled    // terminal pods the Job controls, without the tracking finalizer
+	var counted countedUIDs // the UIDs that count, checked for repeats
 	for i, p := range all {
 		if p == nil {
 			// A repeated UID earlier in the list is reported first.
-			if err := repeatedUID(all, counted, uids); err != nil {
-				return podView{}, err
+			if err := counted.check(all); err != nil {
+				return podCensus{}, err
 			}
-			return podView{}, inputErr(fmt.Sprintf("pods[%d]", i), nil, "is nil")
+			return podCensus{}, inputErr(fmt.Sprintf("pods[%d]", i), nil, "is nil")
 		}
-		keep := false
 		ref := controllerOf(p)
-		switch {
-		case p.Namespace != job.Namespace:
-			foreign++
-		case ref != nil && !isJobRef(ref, job, sync.opts.Owner.Kind):
-			foreign++
-		case ref != nil && match.matches(p.Labels):
-			keep = true
-		case ref != nil:
-			if !deleting {
-				sync.plan.Releases = append(sync.plan.Releases, release(job, p, sync.opts.TrackingFinalizer))
-			}
-		case deleting || p.DeletionTimestamp != nil || !match.matches(p.Labels):
-			orphaned++
-		default:
-			sync.plan.Adoptions = append(sync.plan.Adoptions, adoption(job, p, sync.opts))
-			if !hasFinalizer(p, sync.opts.TrackingFinalizer) && !refersTo(p, job) {
-				cp := p.DeepCopy()
-				cp.Finalizers = append(cp.Finalizers, sync.opts.TrackingFinalizer)
-				p = cp
-			}
-			keep = true
-		}
+		p, keep := claims.claim(p, ref)
 		if (!keep || p != all[i]) && !copied {
-			view.pods = append(make([]*corev1.Pod, 0, len(all)), all[:i]...)
+			census.pods = append(make([]*corev1.Pod, 0, len(all)), all[:i]...)
 			copied = true
 		}
 		if !keep {
 			continue
 		}
 		if copied {
-			view.pods = append(view.pods, p)
+			census.pods = append(census.pods, p)
 		}
-
 		terminal := isTerminal(p)
 		if !terminal && p.DeletionTimestamp == nil {
-			view.counts.active++
-			ix := indexes.Unknown
-			if sync.indexed {
-				ix = indexes.Of(p.Annotations)
-				if ix == indexes.Unknown || ix >= int(*job.Spec.Completions) || !view.activeIndexes.set(ix) || held.holdsIndex(ix) {
-					view.indexTrouble = true
-				}
+			// The pods kept before this one: census.pods once copied, else
+			// all of all[:i].
+			earlier := all[:i]
+			if copied {
+				earlier = census.pods[:len(census.pods)-1]
 			}
-			if view.shortlist.starts(view.counts.active) {
-				// The pods kept before this one: view.pods once copied,
-				// else all of all[:i].
-				earlier := all[:i]
-				if copied {
-					earlier = view.pods[:len(view.pods)-1]
-				}
-				view.shortlist.catchUp(earlier)
-			}
-			var ready bool
-			if view.shortlist.ranking {
-				ready = view.shortlist.add(p, ix)
-			} else {
-				ready = podorder.IsReady(p)
-			}
-			if ready {
-				view.counts.ready++
-			}
+			census.countActive(sync, p, earlier)
 			continue
 		}
 		if !terminal {
-			view.counts.terminating++
+			census.counts.terminating++
 		}
 		if hasFinalizer(p, sync.opts.TrackingFinalizer) {
-			counted = appendExtrapolated(counted, int32(i), i+1, len(all))
-			if uids == nil {
-				uids = new(uidFilter)
-			}
-			uids.add(p.UID, i+1, len(all))
+			counted.add(all, i)
 		} else if terminal {
 			if ref != nil {
 				// An orphan adopted now is counted once its adoption
@@ -174,45 +107,159 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, held *ActivePods, do
 				continue
 			}
 		}
-		view.finishedOrDeleting = appendExtrapolated(view.finishedOrDeleting, sync.classifyPod(p, ref == nil, exp.FinalizerRemovals), i+1, len(all))
+		census.finishedOrDeleting = appendExtrapolated(census.finishedOrDeleting, sync.classifyPod(p, ref == nil, removals), i+1, len(all))
 	}
-	if err := repeatedUID(all, counted, uids); err != nil {
-		return podView{}, err
+	if err := counted.check(all); err != nil {
+		return podCensus{}, err
 	}
-	if err := listedAndHeld(all, held, done); err != nil {
-		return podView{}, err
+	if err := listedAndHeld(all, active, succeeded); err != nil {
+		return podCensus{}, err
 	}
-	if n := held.Len(); n > 0 {
-		// The held pods come after those of all: they join the ranking
-		// (started now if they take the count past parallelism) as the
-		// pods of all did; their readiness is the set's sum.
-		sl := &view.shortlist
-		if !sl.ranking && sl.starts(view.counts.active+int32(n)) {
-			sl.catchUp(view.pods)
+	census.addActive(sync, active)
+	claims.finish(untracked)
+	return census, nil
+}
+
+// newPodCensus makes the census the scan of n listed pods fills in.
+func (sync *syncState) newPodCensus(n, settled int, active *ActivePods, succeeded *SucceededPods, removals expectations.UIDSet) podCensus {
+	census := podCensus{expectedRemovals: removals, settled: settled, active: active, succeeded: succeeded, shortlist: sync.newShortlist(n + active.Len())}
+	if u := sync.job.Status.UncountedTerminatedPods; u != nil {
+		census.uncountedSucceeded = uidSet(u.Succeeded)
+		census.uncountedFailed = uidSet(u.Failed)
+	}
+	if sync.indexed {
+		census.activeIndexes = newIndexSet(n)
+	}
+	return census
+}
+
+// checkSets checks that the caller's sets were made for this Job (and, for
+// the succeeded pods, this tracking finalizer); nil sets pass.
+func (sync *syncState) checkSets(active *ActivePods, succeeded *SucceededPods) error {
+	job := sync.job
+	if active != nil && !sameJob(active.job, job) {
+		return inputErr("active", uidOf(active.job), "was made for another Job (another UID, namespace, completion mode or pod failure policy)")
+	}
+	if succeeded != nil && (!sameJob(succeeded.job, job) || succeeded.finalizer != sync.opts.TrackingFinalizer) {
+		return inputErr("succeeded", uidOf(succeeded.job), "was made for another Job (another UID, namespace, completion mode or pod failure policy) or another tracking finalizer")
+	}
+	if active != nil && active.ownerKind != sync.opts.Owner.Kind {
+		return inputErr("active", active.ownerKind, "was made for another owner kind (see NewActivePodsFor)")
+	}
+	if succeeded != nil && succeeded.ownerKind != sync.opts.Owner.Kind {
+		return inputErr("succeeded", succeeded.ownerKind, "was made for another owner kind")
+	}
+	return nil
+}
+
+// countActive counts active pod p (neither terminal nor being deleted),
+// ready or not, notes trouble with its completion index, and ranks it for
+// deletion when the sync may delete. earlier are the pods kept before p,
+// ranked at once should ranking start at p.
+func (census *podCensus) countActive(sync *syncState, p *corev1.Pod, earlier []*corev1.Pod) {
+	census.counts.active++
+	ix := indexes.Unknown
+	if sync.indexed {
+		ix = indexes.Of(p.Annotations)
+		if ix == indexes.Unknown || ix >= int(*sync.job.Spec.Completions) || !census.activeIndexes.set(ix) || census.active.holdsIndex(ix) {
+			census.indexTrouble = true
 		}
-		if sl.ranking {
-			for i := range held.pods {
-				sl.add(held.pods[i].pod, held.pods[i].index)
-			}
+	}
+	if census.shortlist.starts(census.counts.active) {
+		census.shortlist.catchUp(earlier)
+	}
+	var ready bool
+	if census.shortlist.ranking {
+		ready = census.shortlist.add(p, ix)
+	} else {
+		ready = podorder.IsReady(p)
+	}
+	if ready {
+		census.counts.ready++
+	}
+}
+
+// addActive adds the sums of the caller's set of active pods (nil for none)
+// to what the scan counted in the listed pods. The held pods come after
+// the listed ones: they join the ranking (started now if they take the
+// count past parallelism) as the listed pods did; their readiness is the
+// set's sum.
+func (census *podCensus) addActive(sync *syncState, active *ActivePods) {
+	n := active.Len()
+	if n == 0 {
+		return
+	}
+	sl := &census.shortlist
+	if !sl.ranking && sl.starts(census.counts.active+int32(n)) {
+		sl.catchUp(census.pods)
+	}
+	if sl.ranking {
+		for i := range active.pods {
+			sl.add(active.pods[i].pod, active.pods[i].index)
 		}
-		view.counts.active += int32(n)
-		view.counts.ready += int32(held.ready)
-		if sync.indexed && (held.indexes.repeated() || held.indexes.atOrAbove(int(*job.Spec.Completions))) {
-			view.indexTrouble = true
+	}
+	census.counts.active += int32(n)
+	census.counts.ready += int32(active.ready)
+	if sync.indexed && (active.indexes.repeated() || active.indexes.atOrAbove(int(*sync.job.Spec.Completions))) {
+		census.indexTrouble = true
+	}
+}
+
+// claimer applies upstream's ownership rules (ControllerRefManager) to the
+// pods the scan reads, adding the adoptions and releases to the plan, and
+// counts the pods it leaves alone for the plan's notes.
+type claimer struct {
+	sync              *syncState
+	match             *labelMatcher
+	deleting          bool // the Job is being deleted
+	foreign, orphaned int
+}
+
+// claim decides whether pod p, controlled by ref (nil for none), is the
+// Job's, and returns the pod as the Job's steps see it: an orphan adopted
+// now carries the tracking finalizer the adoption adds.
+func (c *claimer) claim(p *corev1.Pod, ref *metav1.OwnerReference) (*corev1.Pod, bool) {
+	sync, job := c.sync, c.sync.job
+	switch {
+	case p.Namespace != job.Namespace:
+		c.foreign++
+	case ref != nil && !isJobRef(ref, job, sync.opts.Owner.Kind):
+		c.foreign++
+	case ref != nil && c.match.matches(p.Labels):
+		return p, true
+	case ref != nil:
+		if !c.deleting {
+			sync.plan.Releases = append(sync.plan.Releases, release(job, p, sync.opts.TrackingFinalizer))
 		}
+	case c.deleting || p.DeletionTimestamp != nil || !c.match.matches(p.Labels):
+		c.orphaned++
+	default:
+		sync.plan.Adoptions = append(sync.plan.Adoptions, adoption(job, p, sync.opts))
+		if !hasFinalizer(p, sync.opts.TrackingFinalizer) && !refersTo(p, job) {
+			cp := p.DeepCopy()
+			cp.Finalizers = append(cp.Finalizers, sync.opts.TrackingFinalizer)
+			p = cp
+		}
+		return p, true
 	}
-	sortClaims(sync.plan.Releases)
-	sortClaims(sync.plan.Adoptions)
-	if foreign > 0 {
-		sync.plan.Notes = append(sync.plan.Notes, count(foreign, "pod belongs to another controller or namespace and is", "pods belong to another controller or namespace and are")+" left alone")
+	return p, false
+}
+
+// finish puts the claims in the plan's order and notes the pods left
+// alone, and the untracked terminal pods of the Job.
+func (c *claimer) finish(untracked int) {
+	plan := c.sync.plan
+	sortClaims(plan.Releases)
+	sortClaims(plan.Adoptions)
+	if c.foreign > 0 {
+		plan.Notes = append(plan.Notes, count(c.foreign, "pod belongs to another controller or namespace and is", "pods belong to another controller or namespace and are")+" left alone")
 	}
-	if orphaned > 0 {
-		sync.plan.Notes = append(sync.plan.Notes, count(orphaned, "orphan pod is", "orphan pods are")+" not adopted")
+	if c.orphaned > 0 {
+		plan.Notes = append(plan.Notes, count(c.orphaned, "orphan pod is", "orphan pods are")+" not adopted")
 	}
-	if note := sync.untrackedNote(untracked); note != "" {
-		sync.plan.Notes = append(sync.plan.Notes, note)
+	if note := c.sync.untrackedNote(untracked); note != "" {
+		plan.Notes = append(plan.Notes, note)
 	}
-	return view, nil
 }
 
 // listedAndHeld reports the first pod of all (none of them nil) whose UID
@@ -224,20 +271,43 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, held *ActivePods, do
 // listed pod, and nothing when both sets are empty. A pod held in both sets
 // is not looked for: that would walk a set, of up to millions of pods, on
 // every sync.
-func listedAndHeld(all []*corev1.Pod, held *ActivePods, done *SucceededPods) error {
-	if held.Len() == 0 && done.Len() == 0 {
+func listedAndHeld(all []*corev1.Pod, active *ActivePods, succeeded *SucceededPods) error {
+	if active.Len() == 0 && succeeded.Len() == 0 {
 		return nil
 	}
 	for i, p := range all {
 		switch {
-		case held.Has(p.UID):
+		case active.Has(p.UID):
 			return inputErr(fmt.Sprintf("pods[%d].metadata.uid", i), p.UID, "is also the UID of a pod in the snapshot's ActivePods")
-		case done.Has(p.UID):
+		case succeeded.Has(p.UID):
 			return inputErr(fmt.Sprintf("pods[%d].metadata.uid", i), p.UID, "is also the UID of a pod in the snapshot's SucceededPods")
 		}
 	}
 	return nil
 }
+
+// countedUIDs gathers the pods of a listing whose UIDs count (see scan),
+// to check that no two share a UID without a set of every UID.
+type countedUIDs struct {
+	// at holds the positions in the listing of the pods whose UIDs count;
+	// filter holds their hashes, and only when two hashes agree are the
+	// UIDs at those positions compared (see uidFilter).
+	at     []int32    // a slice of pods fits in memory: fewer than 2^31
+	filter *uidFilter // made at the first pod to count
+}
+
+// add records that the UID of all[i] counts.
+func (c *countedUIDs) add(all []*corev1.Pod, i int) {
+	c.at = appendExtrapolated(c.at, int32(i), i+1, len(all))
+	if c.filter == nil {
+		c.filter = new(uidFilter)
+	}
+	c.filter.add(all[i].UID, i+1, len(all))
+}
+
+// check reports the first counted pod of all whose UID an earlier counted
+// one has.
+func (c *countedUIDs) check(all []*corev1.Pod) error { return repeatedUID(all, c.at, c.filter) }
 
 // repeatedUID reports the first of the pods at positions at (ascending)
 // whose UID an earlier one already has. filter holds their UIDs' hashes:

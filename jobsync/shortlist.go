@@ -5,7 +5,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/jobsync/jobsync/expectations"
 	"github.com/jobsync/jobsync/indexes"
 	"github.com/jobsync/jobsync/internal/heap"
 	"github.com/jobsync/jobsync/podorder"
@@ -62,11 +61,10 @@ type shortlist struct {
 }
 
 // newShortlist says whether and when the scan of nPods pods ranks the
-// active ones: only when manage will run (the expectations are satisfied
-// and the Job is not being deleted) and may delete.
-func (sync *syncState) newShortlist(exp expectations.Expectations, nPods int) shortlist {
+// active ones: only when manage will run (sync.manages) and may delete.
+func (sync *syncState) newShortlist(nPods int) shortlist {
 	job := sync.job
-	if job.DeletionTimestamp != nil || !exp.Satisfied(sync.now, sync.opts.ExpectationsTimeout) {
+	if !sync.manages {
 		return shortlist{}
 	}
 	s := shortlist{indexed: sync.indexed, trackingFinalizer: sync.opts.TrackingFinalizer}

@@ -100,24 +100,24 @@ func TestPropertyShortlistIsFirstRanked(t *testing.T) {
 
 		var plan Plan
 		sync := newSyncState(Snapshot{Job: job, Pods: pods, Now: now}, opts, &plan)
-		view, err := sync.scan(pods, 0, nil, nil, plan.Expectations)
+		census, err := sync.scan(pods, 0, nil, nil, plan.Expectations.FinalizerRemovals)
 		if err != nil {
 			t.Fatalf("scan: %v", err)
 		}
-		active := view.activePods()
+		active := census.activePods()
 		ready := 0
 		for _, p := range active {
 			if podorder.IsReady(p) {
 				ready++
 			}
 		}
-		if int(view.counts.ready) != ready {
-			t.Fatalf("the scan counts %d ready pods, IsReady %d", view.counts.ready, ready)
+		if int(census.counts.ready) != ready {
+			t.Fatalf("the scan counts %d ready pods, IsReady %d", census.counts.ready, ready)
 		}
-		if want := suspended || len(active) > int(*job.Spec.Parallelism); view.shortlist.ranking != want {
-			t.Fatalf("shortlist ranking %v, want %v (%d active, parallelism %d)", view.shortlist.ranking, want, len(active), *job.Spec.Parallelism)
+		if want := suspended || len(active) > int(*job.Spec.Parallelism); census.shortlist.ranking != want {
+			t.Fatalf("shortlist ranking %v, want %v (%d active, parallelism %d)", census.shortlist.ranking, want, len(active), *job.Spec.Parallelism)
 		}
-		if !view.shortlist.ranking {
+		if !census.shortlist.ranking {
 			return
 		}
 		upTo := len(active)
@@ -125,7 +125,7 @@ func TestPropertyShortlistIsFirstRanked(t *testing.T) {
 			upTo = min(upTo, opts.MaxPodCreateDeletePerSync)
 		}
 		for k := 1; k <= upTo; k++ {
-			got, ok := view.shortlist.first(k)
+			got, ok := census.shortlist.first(k)
 			if !ok {
 				t.Fatalf("first(%d) of a shortlist that ranks: not held", k)
 			}
@@ -138,7 +138,7 @@ func TestPropertyShortlistIsFirstRanked(t *testing.T) {
 			}
 		}
 		if !suspended && len(active) > opts.MaxPodCreateDeletePerSync {
-			if _, ok := view.shortlist.first(opts.MaxPodCreateDeletePerSync + 1); ok {
+			if _, ok := census.shortlist.first(opts.MaxPodCreateDeletePerSync + 1); ok {
 				t.Fatalf("first(%d) beyond the bound %d claims to hold the pods", opts.MaxPodCreateDeletePerSync+1, opts.MaxPodCreateDeletePerSync)
 			}
 		}

@@ -22,122 +22,39 @@ import (
 //     succeeded and failed counters, add the terminal condition once no pod
 //     is uncounted or terminating, and write that (Status).
 //
-// It reads the scan's view and the index step's progress; finish is the
+// It reads the scan's census and the index step's progress; finish is the
 // condition the Job is heading to (nil when none), terminating the pods
 // still terminating once the sync's deletions are carried out, and
 // newBackoff the backoff record to keep once the interim status is
 // written. needsWrite says the status already differs from the Job's in
-// ways that must be written. It fails only when a counter would pass int32.
-func (sync *syncState) track(view *podView, progress indexProgress, finish *batchv1.JobCondition, terminating int32, newBackoff backoff.Record, needsWrite bool) error {
-	st := sync.st
-	uncounted := st.UncountedTerminatedPods
-	var stillTracked map[types.UID]bool
-	if n := len(uncounted.Succeeded) + len(uncounted.Failed); n > 0 {
-		stillTracked = make(map[types.UID]bool, n)
-		for i := range view.finishedOrDeleting {
-			r := &view.finishedOrDeleting[i]
-			if r.tracked && (view.uncountedSucceeded[r.pod.UID] || view.uncountedFailed[r.pod.UID]) {
-				stillTracked[r.pod.UID] = true
-			}
-		}
-		// An active pod is in uncountedTerminatedPods only when a failing
-		// Job counted it as failed before its deletion was seen.
-		tracked := func(p *corev1.Pod) bool {
-			return hasFinalizer(p, sync.opts.TrackingFinalizer) && !view.expectedRemovals.Has(p.UID)
-		}
-		for _, p := range view.pods {
-			if isActive(p) && (view.uncountedSucceeded[p.UID] || view.uncountedFailed[p.UID]) && tracked(p) {
-				stillTracked[p.UID] = true
-			}
-		}
-		// The pods held in the caller's sets are looked up by the UIDs
-		// recorded, not walked: in both sets, since a snapshot may give
-		// one UID to two pods.
-		if view.held.Len() > 0 || view.done.Len() > 0 {
-			for _, uids := range []map[types.UID]bool{view.uncountedSucceeded, view.uncountedFailed} {
-				for uid := range uids {
-					for _, p := range [2]*corev1.Pod{view.held.get(uid), view.done.get(uid)} {
-						if p != nil && tracked(p) {
-							stillTracked[uid] = true
-						}
-					}
-				}
-			}
-		}
+// ways that must be written. What it decides is in the plan part it
+// returns, made from mem. It fails only when a counter would pass int32.
+func (sync *syncState) track(census *podCensus, progress indexProgress, finish *batchv1.JobCondition, terminating int32, newBackoff backoff.Record, needsWrite bool, mem Memory) (Plan, error) {
+	plan := sync.startPart(mem)
+	err := sync.trackInPart(census, progress, finish, terminating, newBackoff, needsWrite)
+	part := sync.endPart(plan)
+	if err != nil {
+		return Plan{}, err
 	}
+	return part, nil
+}
+
+// trackInPart is track adding to the plan part under way.
+func (sync *syncState) trackInPart(census *podCensus, progress indexProgress, finish *batchv1.JobCondition, terminating int32, newBackoff backoff.Record, needsWrite bool) error {
+	st := sync.st
+	stillTracked := sync.stillTracked(census)
 	// Pods recorded earlier whose finalizer is gone (or going) are counted now.
 	if moved, err := moveCounted(st, stillTracked); err != nil {
 		return err
 	} else if moved {
 		needsWrite = true
 	}
-
-	// The candidates are taken in canonical order until the cap is reached:
-	// a queue orders only as many as are taken. Each taken pod records at
-	// most one UID or index, so at least the cap's room is taken.
-	room := max(sync.opts.MaxUncountedPods-len(uncounted.Succeeded)-len(uncounted.Failed), 1)
-	// A held succeeded pod taken before the cap either records its UID or
-	// is in uncountedTerminatedPods already: no more than these can be.
-	mostDone := room + len(view.uncountedSucceeded) + len(view.uncountedFailed)
-	src := sync.releaseCandidates(view, progress, finish, mostDone)
-	candidates := newPodQueue(src, room)
-	var release []*podRecord
-	if src.n > 0 {
-		release = make([]*podRecord, 0, min(room, src.n))
+	release, newSucceededIdx, capped, recorded := sync.recordNewlyFinished(census, progress, finish)
+	if recorded {
+		needsWrite = true
 	}
-	var newSucceededIdx []int
-	capped := false
-	failing := finish != nil && finish.Type != batchv1.JobSuccessCriteriaMet
-	for r := candidates.pop(); r != nil; r = candidates.pop() {
-		uid := r.pod.UID
-		release = append(release, r)
-		if r.succeeded && !view.uncountedFailed[uid] {
-			if sync.indexed {
-				if r.validIndex && !progress.prevSucceeded.Has(r.index) {
-					if newSucceededIdx == nil {
-						newSucceededIdx = make([]int, 0, min(room, src.n))
-					}
-					newSucceededIdx = append(newSucceededIdx, r.index)
-					needsWrite = true
-				}
-			} else if !view.uncountedSucceeded[uid] {
-				uncounted.Succeeded = appendRoom(uncounted.Succeeded, uid, room)
-				needsWrite = true
-			}
-		} else if r.failed || failing {
-			// Once the Job is failing, every pod not yet terminated counts as failed.
-			// The index is read only for Indexed Jobs: a work-queue Job
-			// has no completions to check it against, and its pods may
-			// carry the annotation from their template.
-			if !view.uncountedFailed[uid] && (!sync.indexed || r.validIndex) && r.verdict().counts() {
-				uncounted.Failed = appendRoom(uncounted.Failed, uid, room)
-				needsWrite = true
-			}
-		}
-		if len(newSucceededIdx)+len(uncounted.Succeeded)+len(uncounted.Failed) >= sync.opts.MaxUncountedPods {
-			capped = true
-			sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("at most %d pods are recorded as uncounted per sync; the rest wait for the next sync", sync.opts.MaxUncountedPods))
-			break
-		}
-	}
-
-	if sync.indexed {
-		succeeded := progress.succeeded.WithIndexes(newSucceededIdx)
-		s := succeeded.String()
-		if s != st.CompletedIndexes {
-			needsWrite = true
-		}
-		st.Succeeded = int32(succeeded.Total())
-		st.CompletedIndexes = s
-		var failed *string
-		if sync.perIndex {
-			f := progress.failed.String()
-			failed = &f
-		}
-		if !equalStringPtr(st.FailedIndexes, failed) {
-			st.FailedIndexes = failed
-			needsWrite = true
-		}
+	if sync.indexed && sync.setIndexes(progress, newSucceededIdx) {
+		needsWrite = true
 	}
 
 	// The interim condition is written before any finalizer goes, so that a
@@ -190,19 +107,141 @@ func (sync *syncState) track(view *podView, progress indexProgress, finish *batc
 	return nil
 }
 
+// stillTracked returns the UIDs of status.uncountedTerminatedPods whose pod
+// still carries the tracking finalizer (nil when none is recorded): those
+// are not counted yet.
+func (sync *syncState) stillTracked(census *podCensus) map[types.UID]bool {
+	uncounted := sync.st.UncountedTerminatedPods
+	n := len(uncounted.Succeeded) + len(uncounted.Failed)
+	if n == 0 {
+		return nil
+	}
+	stillTracked := make(map[types.UID]bool, n)
+	for i := range census.finishedOrDeleting {
+		r := &census.finishedOrDeleting[i]
+		if r.tracked && (census.uncountedSucceeded[r.pod.UID] || census.uncountedFailed[r.pod.UID]) {
+			stillTracked[r.pod.UID] = true
+		}
+	}
+	// An active pod is in uncountedTerminatedPods only when a failing
+	// Job counted it as failed before its deletion was seen.
+	tracked := func(p *corev1.Pod) bool {
+		return hasFinalizer(p, sync.opts.TrackingFinalizer) && !census.expectedRemovals.Has(p.UID)
+	}
+	for _, p := range census.pods {
+		if isActive(p) && (census.uncountedSucceeded[p.UID] || census.uncountedFailed[p.UID]) && tracked(p) {
+			stillTracked[p.UID] = true
+		}
+	}
+	// The pods held in the caller's sets are looked up by the UIDs
+	// recorded, not walked: in both sets, since a snapshot may give
+	// one UID to two pods.
+	if census.active.Len() > 0 || census.succeeded.Len() > 0 {
+		for _, uids := range []map[types.UID]bool{census.uncountedSucceeded, census.uncountedFailed} {
+			for uid := range uids {
+				for _, p := range [2]*corev1.Pod{census.active.get(uid), census.succeeded.get(uid)} {
+					if p != nil && tracked(p) {
+						stillTracked[uid] = true
+					}
+				}
+			}
+		}
+	}
+	return stillTracked
+}
+
+// recordNewlyFinished takes the pods whose finalizer may go in canonical order
+// until the uncounted-pods cap is reached, and records each newly finished
+// one in the status copy: its UID in uncountedTerminatedPods, or for a
+// succeeded pod of an Indexed Job its index, returned in newSucceededIdx
+// to be added to completedIndexes. It returns the pods to release, whether
+// the cap was reached and whether it recorded a UID.
+func (sync *syncState) recordNewlyFinished(census *podCensus, progress indexProgress, finish *batchv1.JobCondition) (release []*podRecord, newSucceededIdx []int, capped, recorded bool) {
+	uncounted := sync.st.UncountedTerminatedPods
+	// A queue orders only as many as are taken. Each taken pod records at
+	// most one UID or index, so at least the cap's room is taken.
+	room := max(sync.opts.MaxUncountedPods-len(uncounted.Succeeded)-len(uncounted.Failed), 1)
+	// A held succeeded pod taken before the cap either records its UID or
+	// is in uncountedTerminatedPods already: no more than these can be.
+	mostDone := room + len(census.uncountedSucceeded) + len(census.uncountedFailed)
+	src := sync.releaseCandidates(census, progress, finish, mostDone)
+	candidates := newPodQueue(src, room)
+	if src.n > 0 {
+		release = make([]*podRecord, 0, min(room, src.n))
+	}
+	failing := finish != nil && finish.Type != batchv1.JobSuccessCriteriaMet
+	for r := candidates.pop(); r != nil; r = candidates.pop() {
+		uid := r.pod.UID
+		release = append(release, r)
+		if r.succeeded && !census.uncountedFailed[uid] {
+			if sync.indexed {
+				if r.validIndex && !progress.prevSucceeded.Has(r.index) {
+					if newSucceededIdx == nil {
+						newSucceededIdx = make([]int, 0, min(room, src.n))
+					}
+					newSucceededIdx = append(newSucceededIdx, r.index)
+				}
+			} else if !census.uncountedSucceeded[uid] {
+				uncounted.Succeeded = appendRoom(uncounted.Succeeded, uid, room)
+				recorded = true
+			}
+		} else if r.failed || failing {
+			// Once the Job is failing, every pod not yet terminated counts as failed.
+			// The index is read only for Indexed Jobs: a work-queue Job
+			// has no completions to check it against, and its pods may
+			// carry the annotation from their template.
+			if !census.uncountedFailed[uid] && (!sync.indexed || r.validIndex) && r.verdict().counts() {
+				uncounted.Failed = appendRoom(uncounted.Failed, uid, room)
+				recorded = true
+			}
+		}
+		if len(newSucceededIdx)+len(uncounted.Succeeded)+len(uncounted.Failed) >= sync.opts.MaxUncountedPods {
+			sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("at most %d pods are recorded as uncounted per sync; the rest wait for the next sync", sync.opts.MaxUncountedPods))
+			return release, newSucceededIdx, true, recorded
+		}
+	}
+	return release, newSucceededIdx, false, recorded
+}
+
+// setIndexes writes an Indexed Job's succeeded count, completedIndexes
+// (with newSucceeded added) and failedIndexes into the status copy, and
+// reports whether they need a write: new succeeded indexes, or index
+// lists that differ from the Job's.
+func (sync *syncState) setIndexes(progress indexProgress, newSucceeded []int) bool {
+	st := sync.st
+	changed := len(newSucceeded) > 0
+	succeeded := progress.succeeded.WithIndexes(newSucceeded)
+	s := succeeded.String()
+	if s != st.CompletedIndexes {
+		changed = true
+	}
+	st.Succeeded = int32(succeeded.Total())
+	st.CompletedIndexes = s
+	var failed *string
+	if sync.perIndex {
+		f := progress.failed.String()
+		failed = &f
+	}
+	if !equalStringPtr(st.FailedIndexes, failed) {
+		st.FailedIndexes = failed
+		changed = true
+	}
+	return changed
+}
+
 // releaseCandidates returns the tracked pods whose finalizer may go now, in
 // no particular order (track takes them in canonical order; upstream's order
 // is its cache's, or by index for Indexed Jobs): every pod when the Job is
 // being deleted or is finishing, succeeded pods, and failed pods unless one
 // must wait for its replacement to carry the index failure count. A
-// record's position is its place in view.finishedOrDeleting, followed by
+// record's position is its place in census.finishedOrDeleting, followed by
 // the active pods' records when they go too, then by the records of the
 // first mostDone held succeeded pods in canonical order (the only ones the
 // cap can let through).
-func (sync *syncState) releaseCandidates(view *podView, progress indexProgress, finish *batchv1.JobCondition, mostDone int) recordSource {
+func (sync *syncState) releaseCandidates(census *podCensus, progress indexProgress, finish *batchv1.JobCondition, mostDone int) recordSource {
 	all := sync.job.DeletionTimestamp != nil || finish != nil
-	finished := view.finishedOrDeleting
-	if len(finished) == 0 && !all && view.done.Len() == 0 {
+	finished := census.finishedOrDeleting
+	if len(finished) == 0 && !all && census.succeeded.Len() == 0 {
 		return recordSource{} // the steady state: nothing to release
 	}
 	// more holds the records of pods the scan did not classify: the
@@ -210,17 +249,17 @@ func (sync *syncState) releaseCandidates(view *podView, progress indexProgress, 
 	// records), and the held succeeded pods the cap can let through.
 	var more []podRecord
 	if all {
-		pods := view.activePods()
+		pods := census.activePods()
 		more = make([]podRecord, 0, len(pods))
 		for _, p := range pods {
-			if r := sync.classifyPod(p, isAdopted(p), view.expectedRemovals); r.tracked {
+			if r := sync.classifyPod(p, isAdopted(p), census.expectedRemovals); r.tracked {
 				more = append(more, r)
 			}
 		}
 	}
-	if view.done.Len() > 0 {
-		for _, p := range view.done.first(mostDone, view.expectedRemovals) {
-			more = append(more, sync.classifyPod(p, false, view.expectedRemovals))
+	if census.succeeded.Len() > 0 {
+		for _, p := range census.succeeded.first(mostDone, census.expectedRemovals) {
+			more = append(more, sync.classifyPod(p, false, census.expectedRemovals))
 		}
 	}
 	each := func(yield func(int, *podRecord) bool) {

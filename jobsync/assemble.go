@@ -1,0 +1,65 @@
+package jobsync
+
+// A step that decides part of the plan (the pod step, track) fills a plan
+// part of its own and returns it, and Reconcile assembles the parts in
+// order: no step reads what another added to the plan, and the memory a
+// step starts from is handed to it.
+
+// newPart returns an empty plan part whose memory is mem, the memory as the
+// plan stands before the step: a step changes it from there.
+func newPart(mem Memory) Plan { return Plan{Expectations: mem.Expectations, Backoff: mem.Backoff} }
+
+// memory returns the memory the plan keeps so far.
+func (p *Plan) memory() Memory { return Memory{Expectations: p.Expectations, Backoff: p.Backoff} }
+
+// startPart sets the plan so far aside, returning it, and leaves in its
+// place a new plan part made from mem, for the step under way to add to;
+// endPart puts the plan back and returns the part. The plan's own storage
+// holds the part meanwhile, so that a sync allocates nothing for its parts.
+func (sync *syncState) startPart(mem Memory) (sofar Plan) {
+	sofar = *sync.plan
+	*sync.plan = newPart(mem)
+	return sofar
+}
+
+// endPart puts back the plan set aside by startPart and returns the part
+// filled since.
+func (sync *syncState) endPart(sofar Plan) Plan {
+	part := *sync.plan
+	*sync.plan = sofar
+	return part
+}
+
+// assemble adds part, made by newPart from p's memory, to p: its lists
+// after p's, its status writes where it has them, the earlier of the two
+// requeue requests, and its memory.
+func (p *Plan) assemble(part Plan) {
+	p.Releases = join(p.Releases, part.Releases)
+	p.Adoptions = join(p.Adoptions, part.Adoptions)
+	p.Deletions = join(p.Deletions, part.Deletions)
+	p.Creations = join(p.Creations, part.Creations)
+	if part.InterimStatus != nil {
+		p.InterimStatus = part.InterimStatus
+	}
+	p.FinalizerRemovals = join(p.FinalizerRemovals, part.FinalizerRemovals)
+	if part.Status != nil {
+		p.Status = part.Status
+	}
+	if d := part.RequeueAfter; d > 0 && (p.RequeueAfter == 0 || d < p.RequeueAfter) {
+		p.RequeueAfter = d
+	}
+	p.Events = join(p.Events, part.Events)
+	p.Notes = join(p.Notes, part.Notes)
+	p.Expectations, p.Backoff = part.Expectations, part.Backoff
+}
+
+// join appends b to a, and returns whichever is empty's other as it is.
+func join[T any](a, b []T) []T {
+	switch {
+	case len(b) == 0:
+		return a
+	case len(a) == 0:
+		return b
+	}
+	return append(a, b...)
+}
