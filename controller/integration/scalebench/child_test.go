@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"syscall"
@@ -44,6 +45,9 @@ type childSpec struct {
 	QPS    float32
 	Burst  int
 	Output string
+	// CPUProfile, if set, is where the controller process writes its CPU
+	// profile.
+	CPUProfile string
 }
 
 // childResult is what the controller process writes when it stops: its
@@ -74,6 +78,17 @@ func runChild() {
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer cancel()
 	ctx = klog.NewContext(ctx, klog.Background())
+	if cs.CPUProfile != "" {
+		f, err := os.Create(cs.CPUProfile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "scalebench child:", err)
+			os.Exit(2)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "scalebench child:", err)
+			os.Exit(2)
+		}
+	}
 	wait, err := startController(ctx, cs.Kind, cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "scalebench child:", err)
@@ -81,6 +96,7 @@ func runChild() {
 	}
 	<-ctx.Done()
 	wait()
+	pprof.StopCPUProfile()
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	res := childResult{Calls: calls.snapshot(), CPU: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), PeakRSS: peakRSS()}

@@ -33,6 +33,7 @@ var (
 	runTimeFlag     = flag.Duration("scalebench.runtime", time.Second, "how long each pod runs")
 	qpsFlag         = flag.Float64("scalebench.qps", -1, "the controller's client QPS (burst twice that); negative means unthrottled")
 	outFlag         = flag.String("scalebench.out", "", "append the results, a Markdown table, to this file")
+	profileFlag     = flag.String("scalebench.cpuprofile", "", "write each measured controller's CPU profile to this directory, as <kind>-<completions>.pprof")
 	timeoutFlag     = flag.Duration("scalebench.timeout", 45*time.Minute, "the longest one run may take")
 )
 
@@ -138,7 +139,11 @@ func measure(t *testing.T, kind string, n, p int32, runTime time.Duration, qps f
 	if qps < 0 {
 		burst = -1
 	}
-	spec, _ := json.Marshal(childSpec{Kind: kind, Host: srv.Config.Host, TLS: srv.Config.TLSClientConfig, Token: srv.Config.BearerToken, QPS: qps, Burst: burst, Output: out})
+	cs := childSpec{Kind: kind, Host: srv.Config.Host, TLS: srv.Config.TLSClientConfig, Token: srv.Config.BearerToken, QPS: qps, Burst: burst, Output: out}
+	if *profileFlag != "" && *measureFlag {
+		cs.CPUProfile = filepath.Join(*profileFlag, fmt.Sprintf("%s-%d.pprof", kind, n))
+	}
+	spec, _ := json.Marshal(cs)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"="+string(spec))
 	cmd.Stderr = os.Stderr
