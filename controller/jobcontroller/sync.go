@@ -90,12 +90,11 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 // reconcile reads the Job's memory, then its pods, and decides. rerr is
 // Reconcile's refusal of the snapshot (plan nil), err a failure to read.
 //
-// The held pods stay locked from their listing to the end of Reconcile,
-// which reads the sets: the handlers wait meanwhile. The memory is read
-// with the lock held, so a handler that has already put a pod has also
-// lowered the memory for it or not yet (the safe side, as the memory
-// then still waits for what the pods show), and one that has not put it
-// waits until the sync is decided.
+// The held pods stay locked from before the memory is read to the end of
+// Reconcile, which reads the sets: the handlers wait meanwhile. A handler
+// puts a pod before it lowers the memory for it, so the memory never shows
+// an event the held pods do not; it may still wait for one they show,
+// which holds the sync back (the safe side).
 func (c *Controller) reconcile(job *batchv1.Job) (snap jobsync.Snapshot, plan *jobsync.Plan, rerr, err error) {
 	now := c.opts.Clock.Now()
 	if c.held == nil {
