@@ -47,6 +47,7 @@ type Controller struct {
 	jobs        batchlisters.JobLister
 	pods        corelisters.PodLister
 	podIndex    cache.Indexer
+	held        *heldPods // nil with Options.ScanPods
 	jobsSynced  cache.InformerSynced
 	podsSynced  cache.InformerSynced
 	queue       workqueue.TypedRateLimitingInterface[string]
@@ -112,12 +113,13 @@ func New(client kubernetes.Interface, opts Options) (*Controller, error) {
 	}); err != nil {
 		return nil, fmt.Errorf("jobcontroller: adding the Job event handler: %w", err)
 	}
-	if _, err := podInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.handlers.AddPod,
-		UpdateFunc: c.handlers.UpdatePod,
-		DeleteFunc: c.handlers.DeletePod,
-	}); err != nil {
+	reg, err := podInformer.Informer().AddEventHandler(c.podHandlers())
+	if err != nil {
 		return nil, fmt.Errorf("jobcontroller: adding the Pod event handler: %w", err)
+	}
+	if c.held != nil {
+		// The held pods are synced once this handler has had the first list.
+		c.podsSynced = reg.HasSynced
 	}
 	return c, nil
 }

@@ -7,9 +7,14 @@
 // Pods (all namespaces), a rate-limited workqueue (1s doubling to 1m per
 // Job after failures) and N workers. Job creations and spec changes sync at
 // once; pod events and status changes are gathered for a second, as
-// upstream batches them. A sync reads the Job and its pods from the caches
-// (an index by controller UID finds them, and the orphans its selector may
-// adopt), reconciles with jobsync.Reconcile, stores the plan's memory in a
+// upstream batches them. A sync reads the Job from the cache and its pods
+// as the pod handlers keep them (those it controls, and the orphans its
+// selector may adopt): each pod is filed once per event among the Job's
+// settled pods, its active pods (jobsync.ActivePods), its succeeded pods
+// waiting to be recorded (jobsync.SucceededPods) and the rest, so that a
+// sync of a Job of many pods reads the pods that changed state and the
+// sets' sums, not every pod (Options.ScanPods lists them all instead). It
+// reconciles with jobsync.Reconcile, stores the plan's memory in a
 // memory.Store and carries the plan out with an executor.Executor;
 // Plan.RequeueAfter becomes a delayed requeue, a failed step a rate-limited
 // retry. The index, the listing, the event handlers, the stale-write guard,

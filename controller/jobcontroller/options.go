@@ -45,6 +45,12 @@ type Options struct {
 	// KWOK-style clusters): beside a real built-in controller both would
 	// run the same Jobs and fight over their pods. Off by default.
 	ActAsBuiltIn bool
+	// ScanPods makes every sync list the Job's pods from the pod
+	// informer's index and hand each to Reconcile, as the controller did
+	// before it held its pods by event (held.go). Both ways decide alike;
+	// the held one reads far fewer pods a sync of a wide Job. Kept to
+	// measure the difference and to check the agreement. Off by default.
+	ScanPods bool
 }
 
 // upstreamFinalizer is the built-in controller's finalizer, which another

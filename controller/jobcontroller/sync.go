@@ -3,6 +3,9 @@ package jobcontroller
 import (
 	"context"
 
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -54,14 +57,13 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	// A Job read from the API server is already defaulted (jobspec.Default
 	// would change nothing), so it is handed over as the cache holds it;
 	// Reconcile neither keeps nor modifies it.
-	snap, err := c.store.Snapshot(job, c.opts.Clock.Now(), kit.IndexerPods(c.podIndex))
+	snap, plan, rerr, err := c.reconcile(job)
 	if err != nil {
 		return err
 	}
 	pods := snap.Pods
-	plan, err := jobsync.Reconcile(snap, c.opts.Sync)
-	if err != nil {
-		return kit.HandleInputError(ctx, c.exec, job, err)
+	if plan == nil {
+		return kit.HandleInputError(ctx, c.exec, job, rerr)
 	}
 	if plan.Skipped != "" {
 		logger.V(4).Info("Sync skipped", "why", plan.Skipped)
@@ -69,8 +71,8 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	for _, n := range plan.Notes {
 		logger.V(4).Info("Sync note", "note", n)
 	}
-	res, err := c.exec.Execute(ctx, c.store.Begin(snap, c.opts.Sync, plan))
-	c.recordSync(job, plan, res, err, start) // metrics hook
+	res, err := c.exec.Execute(ctx, c.store.Begin(snap, c.opts.Sync, *plan))
+	c.recordSync(job, *plan, res, err, start) // metrics hook
 	c.written.Wrote(res.Job)
 	logger.V(2).Info("Synced Job", "pods", len(pods),
 		"created", res.Created, "deleted", res.Deleted, "adopted", res.Adopted, "released", res.Released,
@@ -83,4 +85,46 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		c.queue.AddAfter(key, res.RequeueAfter)
 	}
 	return nil
+}
+
+// reconcile reads the Job's memory, then its pods, and decides. rerr is
+// Reconcile's refusal of the snapshot (plan nil), err a failure to read.
+//
+// The held pods stay locked from before the memory is read to the end of
+// Reconcile, which reads the sets: the handlers wait meanwhile. A handler
+// puts a pod before it lowers the memory for it, so the memory never shows
+// an event the held pods do not; it may still wait for one they show,
+// which holds the sync back (the safe side).
+func (c *Controller) reconcile(job *batchv1.Job) (snap jobsync.Snapshot, plan *jobsync.Plan, rerr, err error) {
+	now := c.opts.Clock.Now()
+	if c.held == nil {
+		snap, err = c.store.Snapshot(job, now, kit.IndexerPods(c.podIndex))
+		if err != nil {
+			return snap, nil, nil, err
+		}
+	} else {
+		c.held.mu.Lock()
+		defer c.held.mu.Unlock()
+		var held heldSnapshot
+		snap, err = c.store.Snapshot(job, now, func(job *batchv1.Job) ([]*corev1.Pod, error) {
+			var err error
+			held, err = c.held.snapshot(job)
+			return held.pods, err
+		})
+		if err != nil {
+			return snap, nil, nil, err
+		}
+		snap.Active, snap.Succeeded, snap.SettledPods = held.active, held.done, held.settled
+	}
+	p, rerr := jobsync.Reconcile(snap, c.opts.Sync)
+	if rerr != nil {
+		return snap, nil, rerr, nil
+	}
+	if c.held != nil && (len(p.Creations) > 0 || len(p.Deletions) > 0) {
+		// A failed pod call makes the executor decide the rest from this
+		// snapshot (jobsync.Resume), after the lock is let go and the
+		// sets have moved on: it gets the pods the sets hold now, listed.
+		snap = c.held.listed(snap)
+	}
+	return snap, &p, nil, nil
 }

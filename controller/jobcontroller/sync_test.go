@@ -46,7 +46,9 @@ func (i *eventAfterList) ByIndex(name, value string) ([]any, error) {
 func TestSyncReadsTheMemoryBeforeThePods(t *testing.T) {
 	const name = "example.com/jobsync"
 	client := fake.NewClientset()
-	c, err := New(client, Options{ControllerName: name, Recorder: record.NewFakeRecorder(100)})
+	// The listing way: the held pods are fed in the handler, before the
+	// memory is lowered (TestHeldPodsDecideAsTheListedOnes).
+	c, err := New(client, Options{ControllerName: name, Recorder: record.NewFakeRecorder(100), ScanPods: true})
 	if err != nil {
 		t.Fatal(err)
 	}

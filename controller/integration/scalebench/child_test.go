@@ -1,0 +1,247 @@
+package scalebench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime/pprof"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+	upstream "k8s.io/kubernetes/pkg/controller/job"
+
+	"github.com/jobsync/jobsync/controller/jobcontroller"
+)
+
+// childEnv names the environment variable that makes the test binary a
+// controller process: its value is a childSpec in JSON.
+const childEnv = "SCALEBENCH_CHILD"
+
+// oursName is the spec.managedBy value of the Jobs jobcontroller runs here.
+const oursName = "jobsync.io/scalebench"
+
+// The kinds of controller measured.
+const (
+	kindUpstream = "upstream"
+	kindOurs     = "ours"      // jobcontroller, pods held by event
+	kindOursScan = "ours-scan" // jobcontroller with Options.ScanPods
+)
+
+// childSpec is what the parent tells a controller process.
+type childSpec struct {
+	Kind   string
+	Host   string
+	TLS    rest.TLSClientConfig
+	Token  string
+	QPS    float32
+	Burst  int
+	Output string
+	// CPUProfile, if set, is where the controller process writes its CPU
+	// profile.
+	CPUProfile string
+}
+
+// childResult is what the controller process writes when it stops: its
+// requests, and its own CPU time and peak RSS (the parent cannot read
+// them once the child is reaped, and Linux folds the forking parent's
+// peak into the child's ru_maxrss at exec).
+type childResult struct {
+	Calls   map[string]int
+	CPU     time.Duration // user + system, every thread
+	PeakRSS int64         // VmHWM, bytes
+}
+
+// runChild runs a controller process when the binary is started as one
+// (it never returns then).
+func runChild() {
+	raw := os.Getenv(childEnv)
+	if raw == "" {
+		return
+	}
+	var cs childSpec
+	if err := json.Unmarshal([]byte(raw), &cs); err != nil {
+		fmt.Fprintln(os.Stderr, "scalebench child:", err)
+		os.Exit(2)
+	}
+	calls := &counter{counts: map[string]int{}}
+	cfg := &rest.Config{Host: cs.Host, BearerToken: cs.Token, TLSClientConfig: cs.TLS, QPS: cs.QPS, Burst: cs.Burst}
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return countingTransport{calls, rt} })
+	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer cancel()
+	ctx = klog.NewContext(ctx, klog.Background())
+	if cs.CPUProfile != "" {
+		f, err := os.Create(cs.CPUProfile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "scalebench child:", err)
+			os.Exit(2)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "scalebench child:", err)
+			os.Exit(2)
+		}
+	}
+	wait, err := startController(ctx, cs.Kind, cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "scalebench child:", err)
+		os.Exit(2)
+	}
+	<-ctx.Done()
+	wait()
+	pprof.StopCPUProfile()
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	res := childResult{Calls: calls.snapshot(), CPU: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), PeakRSS: peakRSS()}
+	data, _ := json.Marshal(res)
+	if err := os.WriteFile(cs.Output, data, 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "scalebench child:", err)
+		os.Exit(2)
+	}
+	os.Exit(0)
+}
+
+// startController starts a controller of kind on cfg until ctx ends; the
+// returned function waits until it has stopped. Upstream's runs as its
+// own integration tests run it (NewController, five workers).
+func startController(ctx context.Context, kind string, cfg *rest.Config) (func(), error) {
+	client, err := kubernetes.NewForConfig(rest.AddUserAgent(cfg, kind))
+	if err != nil {
+		return nil, err
+	}
+	done := make(chan struct{})
+	switch kind {
+	case kindUpstream:
+		factory := informers.NewSharedInformerFactory(client, 0)
+		jc, err := upstream.NewController(ctx, client, factory.Core().V1().Pods(), factory.Batch().V1().Jobs(), nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		factory.Start(ctx.Done())
+		factory.WaitForCacheSync(ctx.Done())
+		go func() {
+			defer close(done)
+			jc.Run(ctx, 5)
+			factory.Shutdown()
+		}()
+	case kindOurs, kindOursScan:
+		jc, err := jobcontroller.New(client, jobcontroller.Options{ControllerName: oursName, ScanPods: kind == kindOursScan})
+		if err != nil {
+			return nil, err
+		}
+		go func() {
+			defer close(done)
+			if err := jc.Run(ctx); err != nil && ctx.Err() == nil {
+				klog.FromContext(ctx).Error(err, "jobcontroller.Run")
+			}
+		}()
+	default:
+		return nil, fmt.Errorf("no controller of kind %q", kind)
+	}
+	return func() { <-done }, nil
+}
+
+// peakRSS reads this process's high-water resident set (VmHWM), in bytes.
+func peakRSS() int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb int64
+			fmt.Sscanf(strings.TrimSpace(v), "%d kB", &kb)
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+// counter counts requests by verb and resource ("create pods", "update
+// jobs/status", "watch pods").
+type counter struct {
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+func (c *counter) snapshot() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]int, len(c.counts))
+	for k, v := range c.counts {
+		out[k] = v
+	}
+	return out
+}
+
+type countingTransport struct {
+	c  *counter
+	rt http.RoundTripper
+}
+
+func (t countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	key := classify(req)
+	t.c.mu.Lock()
+	t.c.counts[key]++
+	t.c.mu.Unlock()
+	return t.rt.RoundTrip(req)
+}
+
+// classify names a request as the API server's audit log would: the verb
+// from the method and the path's shape, the resource with its
+// subresource.
+func classify(req *http.Request) string {
+	parts := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+	switch {
+	case len(parts) >= 2 && parts[0] == "api":
+		parts = parts[2:]
+	case len(parts) >= 3 && parts[0] == "apis":
+		parts = parts[3:]
+	}
+	if len(parts) >= 2 && parts[0] == "namespaces" && len(parts) > 2 {
+		parts = parts[2:] // namespaced: resource[/name[/subresource]]
+	}
+	resource, named := "", false
+	switch len(parts) {
+	case 0:
+	case 1:
+		resource = parts[0]
+	case 2:
+		resource, named = parts[0], true
+	default:
+		resource, named = parts[0]+"/"+parts[2], true
+	}
+	var verb string
+	switch req.Method {
+	case http.MethodGet:
+		switch {
+		case named:
+			verb = "get"
+		case req.URL.Query().Get("watch") == "true" || req.URL.Query().Get("watch") == "1":
+			verb = "watch"
+		default:
+			verb = "list"
+		}
+	case http.MethodPost:
+		verb = "create"
+	case http.MethodPut:
+		verb = "update"
+	case http.MethodPatch:
+		verb = "patch"
+	case http.MethodDelete:
+		verb = "delete"
+		if !named {
+			verb = "deletecollection"
+		}
+	default:
+		verb = strings.ToLower(req.Method)
+	}
+	return verb + " " + resource
+}
