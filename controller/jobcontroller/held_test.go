@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/jobsync/jobsync/controller/kit"
+	"github.com/jobsync/jobsync/jobspec"
 	"github.com/jobsync/jobsync/jobsync"
 )
 
@@ -249,7 +250,7 @@ func TestHeldPodsDecideAsTheListedOnes(t *testing.T) {
 					job.Name = name
 					job.Spec.Parallelism, job.Spec.Completions = new(int32(8)), new(int32(12))
 					job.Spec.CompletionMode = &mode
-					return jobsync.Default(job)
+					return jobspec.Default(job)
 				}
 				job, other := mkJob("job-1", "pi"), mkJob("job-2", "other")
 				// Orphans that the first Job's selector matches.
