@@ -117,7 +117,10 @@ func (pp *podPlay) patchStatus(ctx context.Context, what string, st statusPatch)
 		return false
 	}
 	return pp.call(ctx, what, func(ctx context.Context) error {
-		_, err := pp.p.client.CoreV1().Pods(pp.namespace).Patch(ctx, pp.name, types.StrategicMergePatchType, body, metav1.PatchOptions{}, "status")
+		stored, err := pp.p.client.CoreV1().Pods(pp.namespace).Patch(ctx, pp.name, types.StrategicMergePatchType, body, metav1.PatchOptions{}, "status")
+		if err == nil {
+			pp.last = stored
+		}
 		return err
 	})
 }

@@ -25,7 +25,8 @@
 //     its grace period): its containers exit 143 when it stopped within the
 //     grace period and 137 when it was killed at its end, it becomes Failed,
 //     and the player then deletes it with grace period 0, as the kubelet
-//     does, so that the API server removes it once its finalizers are gone.
+//     does (podlife.KubeletDeletes), so that the API server removes it once
+//     its finalizers are gone.
 //     A pod deleted before it was bound never ran: the API server marks it
 //     for deletion at once, and the player fails it with a DisruptionTarget
 //     condition of reason DeletionByPodGC, as the pod garbage collector does.

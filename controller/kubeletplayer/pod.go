@@ -38,9 +38,10 @@ type podPlay struct {
 	terminal    bool // Succeeded or Failed
 	deleting    bool // its deletion was seen
 	grace       int64
-	finalDelete bool // the kubelet's delete with grace 0 was sent
-	gone        bool // the API server removed it
-	epoch       int  // bumped to void scheduled steps
+	last        *corev1.Pod // as the informer or a status patch last gave it
+	finalDelete bool        // the kubelet's delete with grace 0 was sent
+	gone        bool        // the API server removed it
+	epoch       int         // bumped to void scheduled steps
 	startedAt   time.Time
 
 	restartsLeft int32
@@ -148,6 +149,7 @@ func (pp *podPlay) observe(ctx context.Context, pod *corev1.Pod) {
 	if pp.gone {
 		return
 	}
+	pp.last = pod
 	if podlife.IsTerminal(pod) {
 		pp.terminal = true
 	}
@@ -322,10 +324,13 @@ func (pp *podPlay) terminate(ctx context.Context, what string, codeOf func(strin
 	return true
 }
 
-// removeIfGraceful deletes a terminal pod with grace period 0 when it was
-// deleted with a grace period, as the kubelet does once the pod stopped.
+// removeIfGraceful makes the kubelet's final delete, with grace period 0,
+// of a pod that stopped while being deleted gracefully
+// (podlife.KubeletDeletes), so that the API server removes it once its
+// finalizers are gone. A pod deleted with no grace period needs no such
+// call.
 func (pp *podPlay) removeIfGraceful(ctx context.Context) {
-	if pp.finalDelete || pp.grace == 0 {
+	if pp.finalDelete || pp.last == nil || !podlife.KubeletDeletes(pp.last) {
 		return
 	}
 	zero := int64(0)

@@ -58,10 +58,11 @@
 // Each pod follows a Behavior: Pending for StartDelay, then running and
 // ready, then after RunTime its container exits (restarting under
 // restartPolicy OnFailure while it fails), or it is disrupted
-// (DisruptionTarget condition, then deleted). A deleted pod stops after its
-// Shutdown time, capped by its grace period, and is Failed. A Script fixes
-// behaviours per pod, per completion index and per attempt; pods it leaves
-// open get a random behaviour from the seed.
+// (DisruptionTarget condition, then deleted). A running pod that is deleted
+// stops after its Shutdown time, capped by its grace period, and is Failed;
+// deletion and removal follow the API server's rules (package apirules). A
+// Script fixes behaviours per pod, per completion index and per attempt;
+// pods it leaves open get a random behaviour from the seed.
 //
 // # Faults
 //

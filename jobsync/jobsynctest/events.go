@@ -3,7 +3,7 @@ package jobsynctest
 import (
 	"fmt"
 
-	"github.com/jobsync/jobsync/jobsync/jobsynctest/podlife"
+	"github.com/jobsync/jobsync/jobsync/jobsynctest/apirules"
 )
 
 // Event dispatch: what each event of the queue does to the world.
@@ -26,7 +26,7 @@ func (c *Cluster) handle(ev event) StepRecord {
 		return StepRecord{Kind: KindPodDeleted, Pod: sp.obj.Name, Detail: "deleted by another actor"}
 	case evPodRemove:
 		sp := c.pods[ev.uid]
-		if sp == nil || sp.obj.DeletionTimestamp == nil || !podlife.IsTerminal(sp.obj) || len(sp.obj.Finalizers) > 0 {
+		if sp == nil || !apirules.Removed(sp.obj) {
 			return StepRecord{Kind: KindPodRemoved, Detail: "nothing to remove"}
 		}
 		delete(c.pods, ev.uid)

@@ -9,21 +9,22 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/jobsync/jobsync/jobsync/jobsynctest/apirules"
 	"github.com/jobsync/jobsync/jobsync/jobsynctest/podlife"
 )
 
 // The pod lifecycle model. A created pod is Pending; StartDelay later it
 // runs and is ready; RunTime later its container exits (restarting under
 // restartPolicy OnFailure while it fails) or it is disrupted. A deleted pod
-// stops Shutdown later (capped by its grace period) and is Failed; it
-// leaves the API server once it is terminal, deleted and free of
-// finalizers.
+// stops Shutdown later (capped by its grace period) and is Failed; the
+// API server stores and removes it by apirules' deletion rules.
 
 const (
-	defaultGracePeriod = 30 * time.Second
 	// restartBase is the kubelet's first back-off before a container
 	// restart; podlife doubles and caps it.
 	restartBase = 10 * time.Second
+	// simNode is the node every started pod is bound to.
+	simNode = "node-1"
 )
 
 // behaviorFor picks the behaviour of the n-th pod, of index ix (-1 when
@@ -108,6 +109,9 @@ func (c *Cluster) startPod(sp *simPod) StepRecord {
 	sp.started = true
 	c.update(sp, func(p *corev1.Pod) {
 		now := metav1.NewTime(c.now)
+		// Bound to a node as it starts, as the kubelet player binds it: a
+		// bound pod's deletion waits for the kubelet (apirules.Delete).
+		p.Spec.NodeName = simNode
 		p.Status.Phase = corev1.PodRunning
 		p.Status.StartTime = &now
 		setCondition(p, corev1.PodReady, corev1.ConditionTrue, "", c.now)
@@ -170,6 +174,11 @@ func (c *Cluster) terminate(sp *simPod, codeOf func(string) int32, reason string
 		}
 		setCondition(p, corev1.PodReady, corev1.ConditionFalse, podlife.ReasonPodCompleted, c.now)
 	})
+	if podlife.KubeletDeletes(sp.obj) {
+		c.update(sp, func(p *corev1.Pod) {
+			p.DeletionTimestamp, p.DeletionGracePeriodSeconds = apirules.Delete(p, ptr(int64(0)), c.now)
+		})
+	}
 	c.maybeRemove(sp)
 }
 
@@ -188,25 +197,25 @@ func (c *Cluster) disruptPod(sp *simPod) StepRecord {
 	return StepRecord{Kind: KindPodDisrupted, Pod: sp.obj.Name, Detail: reason}
 }
 
-// deletePod is a delete call: a terminal pod gets a deletion timestamp
-// now; a running one gets it at the end of its grace period and stops
-// Shutdown after the call, or at once if it never started (the pod
-// garbage collector fails it).
+// deletePod is a delete call, stored as the API server stores it
+// (apirules.Delete): a terminal pod, or one never bound to a node, is
+// deleted at once and leaves when it has no finalizers; a running one gets
+// its grace period and stops Shutdown later (podlife.Stop). A pod deleted
+// before it was bound but kept by a finalizer is failed at once, as the
+// pod garbage collector fails it.
 func (c *Cluster) deletePod(sp *simPod) {
 	if sp.obj.DeletionTimestamp != nil {
 		return
 	}
 	sp.epoch++
-	if podlife.IsTerminal(sp.obj) {
-		c.update(sp, func(p *corev1.Pod) {
-			now := metav1.NewTime(c.now)
-			p.DeletionTimestamp = &now
-			p.DeletionGracePeriodSeconds = ptr(int64(0))
-		})
+	c.update(sp, func(p *corev1.Pod) {
+		p.DeletionTimestamp, p.DeletionGracePeriodSeconds = apirules.Delete(p, nil, c.now)
+	})
+	if podlife.IsTerminal(sp.obj) || apirules.Removed(sp.obj) {
 		c.maybeRemove(sp)
 		return
 	}
-	grace := defaultGracePeriod
+	grace := time.Duration(apirules.DefaultGracePeriodSeconds) * time.Second
 	if g := sp.obj.Spec.TerminationGracePeriodSeconds; g != nil {
 		grace = time.Duration(*g) * time.Second
 	}
@@ -216,11 +225,6 @@ func (c *Cluster) deletePod(sp *simPod) {
 	}
 	var stop time.Duration
 	stop, sp.stopCode = podlife.Stop(shutdown, grace)
-	c.update(sp, func(p *corev1.Pod) {
-		at := metav1.NewTime(c.now.Add(grace))
-		p.DeletionTimestamp = &at
-		p.DeletionGracePeriodSeconds = ptr(int64(grace / time.Second))
-	})
 	c.schedule(event{at: c.now.Add(stop), kind: evPodStop, uid: sp.obj.UID, epoch: sp.epoch})
 }
 
@@ -237,10 +241,10 @@ func (c *Cluster) stopPod(sp *simPod) StepRecord {
 	return StepRecord{Kind: KindPodStopped, Pod: sp.obj.Name, Detail: fmt.Sprintf("exit %d", code)}
 }
 
-// maybeRemove schedules the final removal of a deleted, terminal pod
-// without finalizers.
+// maybeRemove schedules the removal of a pod the API server no longer
+// stores (apirules.Removed).
 func (c *Cluster) maybeRemove(sp *simPod) {
-	if sp.obj.DeletionTimestamp != nil && podlife.IsTerminal(sp.obj) && len(sp.obj.Finalizers) == 0 {
+	if apirules.Removed(sp.obj) {
 		c.schedule(event{at: c.now, kind: evPodRemove, uid: sp.obj.UID})
 	}
 }

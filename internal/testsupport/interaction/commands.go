@@ -15,6 +15,7 @@ import (
 	"github.com/jobsync/jobsync/expectations"
 	"github.com/jobsync/jobsync/internal/testsupport/scenario"
 	"github.com/jobsync/jobsync/jobspec"
+	"github.com/jobsync/jobsync/jobsync/jobsynctest/apirules"
 	"github.com/jobsync/jobsync/jobsync/jobsynctest/podlife"
 )
 
@@ -100,7 +101,7 @@ func (w *World) tick(d Directive, out *lines) error {
 //	succeed POD...                   its container exits with 0
 //	fail POD... [exit=N]             its container exits with N (default 1)
 //	disrupt POD... [reason=R]        DisruptionTarget condition, then the pod fails
-//	delete POD...                    someone deletes it
+//	delete POD...                    someone deletes it (apirules.Delete)
 func (w *World) changePods(d Directive, out *lines) error {
 	names := d.Words()
 	if len(names) == 0 {
@@ -114,6 +115,11 @@ func (w *World) changePods(d Directive, out *lines) error {
 		p := old.DeepCopy()
 		if err := w.changePod(d, p); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
+		}
+		if podlife.KubeletDeletes(p) {
+			// The kubelet's last call on a pod that stopped while being
+			// deleted, stored with the change that stopped it.
+			p.DeletionTimestamp, p.DeletionGracePeriodSeconds = apirules.Delete(p, ptr(int64(0)), w.now)
 		}
 		w.storePod(p)
 		if _, still := w.pods[name]; still {
@@ -190,14 +196,14 @@ func (w *World) changePod(d Directive, p *corev1.Pod) error {
 			Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: reason, LastTransitionTime: now,
 		})
 		if p.DeletionTimestamp == nil {
-			p.DeletionTimestamp, p.DeletionGracePeriodSeconds = &now, ptr(int64(30))
+			p.DeletionTimestamp, p.DeletionGracePeriodSeconds = apirules.Delete(p, nil, w.now)
 		}
 		return terminate(podlife.ExitKilled)
 	case "delete":
 		if p.DeletionTimestamp != nil {
 			return fmt.Errorf("already being deleted")
 		}
-		p.DeletionTimestamp, p.DeletionGracePeriodSeconds = &now, ptr(int64(30))
+		p.DeletionTimestamp, p.DeletionGracePeriodSeconds = apirules.Delete(p, nil, w.now)
 		return nil
 	}
 	return fmt.Errorf("unknown pod change")

@@ -287,10 +287,7 @@ func (w *World) deleteStep(del jobsync.PodDeletion) step {
 		if del.RemoveFinalizer {
 			p.Finalizers = slices.DeleteFunc(p.Finalizers, func(f string) bool { return f == w.finalizer() })
 		}
-		if p.DeletionTimestamp == nil {
-			now := metav1.NewTime(w.now)
-			p.DeletionTimestamp, p.DeletionGracePeriodSeconds = &now, ptr(int64(30))
-		}
+		p.DeletionTimestamp, p.DeletionGracePeriodSeconds = apirules.Delete(p, nil, w.now)
 		w.storePod(p)
 		return text, nil
 	}}

@@ -14,6 +14,7 @@ import (
 	"github.com/jobsync/jobsync/backoff"
 	"github.com/jobsync/jobsync/expectations"
 	"github.com/jobsync/jobsync/jobsync"
+	"github.com/jobsync/jobsync/jobsync/jobsynctest/apirules"
 )
 
 // Epoch is the moment files count time from: the creation time of their
@@ -119,12 +120,12 @@ func (w *World) finalizer() string {
 	return batchv1.JobTrackingFinalizer
 }
 
-// storePod puts a changed pod in the API server, and lets a pod go that is
-// being deleted, holds no finalizer and runs no containers any more.
+// storePod puts a changed pod in the API server, and lets it go when the
+// API server would no longer store it (apirules.Removed).
 func (w *World) storePod(p *corev1.Pod) {
 	p.ResourceVersion = w.nextRV()
 	w.pods[p.Name] = p
-	if p.DeletionTimestamp != nil && len(p.Finalizers) == 0 && p.Status.Phase != corev1.PodRunning {
+	if apirules.Removed(p) {
 		delete(w.pods, p.Name)
 	}
 }

@@ -2,7 +2,8 @@
 // cluster and the controller module's kubelet player share: how a
 // container's exit becomes container statuses and a pod phase, when a
 // failing container restarts instead and after how long, how a deleted pod
-// stops, and the predicates both read pods with.
+// stops and when the kubelet lets it go, and the predicates both read pods
+// with.
 //
 // Both worlds apply these rules to their own copies of a pod (jobsynctest
 // writes its stored objects, the player patches through the API server), so

@@ -76,3 +76,12 @@ func IsTerminal(p *corev1.Pod) bool {
 func HasFinalizer(p *corev1.Pod, f string) bool {
 	return slices.Contains(p.Finalizers, f)
 }
+
+// KubeletDeletes reports whether the kubelet deletes pod p once more, with
+// grace period 0: p is being deleted gracefully (a grace period above 0
+// recorded) and has stopped, so nothing remains to wait for. That call is
+// what lets the API server remove it (apirules.Removed).
+func KubeletDeletes(p *corev1.Pod) bool {
+	g := p.DeletionGracePeriodSeconds
+	return p.DeletionTimestamp != nil && g != nil && *g > 0 && IsTerminal(p)
+}

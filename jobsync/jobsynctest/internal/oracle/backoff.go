@@ -6,6 +6,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/jobsync/jobsync/backoff"
 	"github.com/jobsync/jobsync/indexes"
@@ -98,7 +99,7 @@ func (k *Checker) checkIndexBackoff(sp Pod, snap jobsync.Snapshot) {
 				k.w.Now().Format(time.RFC3339), sp.Obj.Name, sp.Index, o.Obj.Name))
 			continue
 		}
-		if t := earliestFinish(o.Obj); !found || t.After(last) {
+		if t := k.earliestFinish(o.Obj); !found || t.After(last) {
 			last, found = t, true
 		}
 	}
@@ -157,17 +158,43 @@ func recordsFailure(job *batchv1.Job, o Pod) bool {
 // earliestFinish is the earliest finish time the controller may have read
 // for a failed pod: while it was terminating, upstream's rule reads the
 // moment of the delete call (deletion timestamp less the grace period),
-// which can come before the containers' own finish.
-func earliestFinish(p *corev1.Pod) time.Time {
+// which can come before the containers' own finish. That moment is taken
+// from the views the controller had (noteDeleteCall) as well as from the
+// stored pod, whose timestamp the kubelet's final delete moves.
+func (k *Checker) earliestFinish(p *corev1.Pod) time.Time {
 	t := backoff.FinishTime(p)
-	if p.DeletionTimestamp != nil {
-		var grace time.Duration
-		if g := p.DeletionGracePeriodSeconds; g != nil {
-			grace = time.Duration(*g) * time.Second
-		}
-		if d := p.DeletionTimestamp.Add(-grace); d.Before(t) {
-			t = d
-		}
+	if d, ok := deleteCall(p); ok && d.Before(t) {
+		t = d
+	}
+	if d, ok := k.deleteCalls[p.UID]; ok && d.Before(t) {
+		t = d
 	}
 	return t
+}
+
+// noteDeleteCall remembers the earliest delete call a view of p showed.
+func (k *Checker) noteDeleteCall(p *corev1.Pod) {
+	d, ok := deleteCall(p)
+	if !ok {
+		return
+	}
+	if old, seen := k.deleteCalls[p.UID]; seen && !d.Before(old) {
+		return
+	}
+	if k.deleteCalls == nil {
+		k.deleteCalls = map[types.UID]time.Time{}
+	}
+	k.deleteCalls[p.UID] = d
+}
+
+// deleteCall is the moment of the delete call p shows, if it is deleted.
+func deleteCall(p *corev1.Pod) (time.Time, bool) {
+	if p.DeletionTimestamp == nil {
+		return time.Time{}, false
+	}
+	var grace time.Duration
+	if g := p.DeletionGracePeriodSeconds; g != nil {
+		grace = time.Duration(*g) * time.Second
+	}
+	return p.DeletionTimestamp.Add(-grace), true
 }

@@ -87,6 +87,11 @@ type Checker struct {
 
 	// seen holds the UIDs of the pods in the view of the current sync.
 	seen map[types.UID]bool
+	// deleteCalls holds, per pod, the earliest moment of a delete call any
+	// view showed (deletion timestamp less the grace period): the kubelet's
+	// final delete moves the stored timestamp to the pod's stop, so the
+	// stored pod no longer tells when the first call came.
+	deleteCalls map[types.UID]time.Time
 	// unseen holds pods still running, unseen by the controller, when it
 	// wrote a terminal condition (the stale-view exception).
 	unseen []types.UID

@@ -245,4 +245,50 @@ func TestIndexBackoffHiddenFailure(t *testing.T) {
 	}
 }
 
+// A terminating pod's failure may be dated from its delete call, which a
+// view showed as deletion timestamp less grace period. Once the pod
+// stopped, the kubelet's final delete moves the stored timestamp to the
+// stop with grace 0: the index's backoff is measured from the delete call
+// the views showed, not from the stored pod alone. Index 0's pod was
+// deleted 10s ago with grace 5 and stopped 8s ago; a replacement created
+// now (owing 10s after 1 failure) kept the backoff only from the call.
+func TestIndexBackoffFromTheDeleteCall(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		seenCall bool // a view showed the pod terminating
+		want     []string
+	}{
+		{name: "delete call seen", seenCall: true},
+		{name: "only the stored pod", want: []string{"backoff"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(1)
+			w.job.Spec.CompletionMode = ptr(batchv1.IndexedCompletion)
+			w.job.Spec.BackoffLimitPerIndex = ptr(int32(1))
+			old := w.addPod("old", corev1.PodFailed)
+			old.Obj.Annotations = map[string]string{batchv1.JobCompletionIndexAnnotation: "0"}
+			stop := metav1.NewTime(w.now.Add(-8 * time.Second))
+			old.Obj.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "main", State: corev1.ContainerState{
+				Terminated: &corev1.ContainerStateTerminated{ExitCode: 143, FinishedAt: stop}}}}
+			old.Obj.DeletionTimestamp, old.Obj.DeletionGracePeriodSeconds = &stop, ptr(int64(0))
+			w.pods[0].Index = 0
+			k := New(w, jobsync.Options{}, fin, 1)
+			if c.seenCall {
+				viewed := old.Obj.DeepCopy()
+				viewed.Status = corev1.PodStatus{Phase: corev1.PodRunning}
+				due := metav1.NewTime(w.now.Add(-5 * time.Second))
+				viewed.DeletionTimestamp, viewed.DeletionGracePeriodSeconds = &due, ptr(int64(5))
+				k.noteDeleteCall(viewed)
+			}
+			created := w.addPod("new", corev1.PodPending)
+			created.Obj.Annotations = map[string]string{batchv1.JobCompletionIndexAnnotation: "0", batchv1.JobIndexFailureCountAnnotation: "1"}
+			created.Index = 0
+			k.Created(created, &jobsync.Plan{}, w.snapshot())
+			if got := rules(k.Take()); !slices.Equal(got, c.want) {
+				t.Errorf("violations %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
 func ptr[T any](v T) *T { return &v }

@@ -20,6 +20,7 @@ func (k *Checker) BeforePlan(snap jobsync.Snapshot, plan jobsync.Plan) {
 	k.seen = make(map[types.UID]bool, len(snap.Pods))
 	for _, p := range snap.Pods {
 		k.seen[p.UID] = true
+		k.noteDeleteCall(p)
 	}
 	k.checkPodOrder(snap, plan)
 	k.updateCandidate(snap, plan)
