@@ -1,5 +1,7 @@
 package jobsync
 
+import "time"
+
 // A step that decides part of the plan (the pod step, track) fills a plan
 // part of its own and returns it, and Reconcile assembles the parts in
 // order: no step reads what another added to the plan, and the memory a
@@ -45,12 +47,18 @@ func (p *Plan) assemble(part Plan) {
 	if part.Status != nil {
 		p.Status = part.Status
 	}
-	if d := part.RequeueAfter; d > 0 && (p.RequeueAfter == 0 || d < p.RequeueAfter) {
-		p.RequeueAfter = d
-	}
+	p.requeueAt(part.RequeueAfter)
 	p.Events = join(p.Events, part.Events)
 	p.Notes = join(p.Notes, part.Notes)
 	p.Expectations, p.Backoff = part.Expectations, part.Backoff
+}
+
+// requeueAt asks p to look again after d, keeping the earlier request;
+// zero is no request.
+func (p *Plan) requeueAt(d time.Duration) {
+	if d > 0 && (p.RequeueAfter == 0 || d < p.RequeueAfter) {
+		p.RequeueAfter = d
+	}
 }
 
 // join appends b to a, and returns whichever is empty's other as it is.
