@@ -2,10 +2,12 @@ package jobsync
 
 import "time"
 
-// A step that decides part of the plan (the pod step, track) fills a plan
-// part of its own and returns it, and Reconcile assembles the parts in
-// order: no step reads what another added to the plan, and the memory a
-// step starts from is handed to it.
+// A step that decides part of the plan (the scan, the pod step, track)
+// fills a plan part of its own and returns it, and Reconcile assembles the
+// parts in order: no step reads what another added to the plan, and the
+// memory a step starts from is handed to it. A step's helpers add to the
+// part through a pointer to it, which stays on the step's stack: the parts
+// cost a sync no allocation.
 
 // newPart returns an empty plan part whose memory is mem, the memory as the
 // plan stands before the step: a step changes it from there.
@@ -13,24 +15,6 @@ func newPart(mem Memory) Plan { return Plan{Expectations: mem.Expectations, Back
 
 // memory returns the memory the plan keeps so far.
 func (p *Plan) memory() Memory { return Memory{Expectations: p.Expectations, Backoff: p.Backoff} }
-
-// startPart sets the plan so far aside, returning it, and leaves in its
-// place a new plan part made from mem, for the step under way to add to;
-// endPart puts the plan back and returns the part. The plan's own storage
-// holds the part meanwhile, so that a sync allocates nothing for its parts.
-func (sync *syncState) startPart(mem Memory) (sofar Plan) {
-	sofar = *sync.plan
-	*sync.plan = newPart(mem)
-	return sofar
-}
-
-// endPart puts back the plan set aside by startPart and returns the part
-// filled since.
-func (sync *syncState) endPart(sofar Plan) Plan {
-	part := *sync.plan
-	*sync.plan = sofar
-	return part
-}
 
 // assemble adds part, made by newPart from p's memory, to p: its lists
 // after p's, its status writes where it has them, the earlier of the two

@@ -41,7 +41,7 @@ func reconcile(s Snapshot, opts Options, failed *PodFailures) (Plan, error) {
 	if s.SettledPods < 0 {
 		return Plan{}, inputErr("settledPods", s.SettledPods, "must not be negative")
 	}
-	state := newSyncState(s, opts, &plan) // state.go
+	state := newSyncState(s, opts) // state.go
 	sync := &state
 
 	// The steps, in upstream's order; each takes what it reads and returns

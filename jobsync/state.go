@@ -10,15 +10,15 @@ import (
 
 // syncState is what every step of one Reconcile call reads, the
 // counterpart of upstream's per-sync context: the options, the clock
-// reading, the caller's Job (read only) and facts of its spec, and the
-// plan part under way (see startPart). What a step decides travels in its
-// results, not in here: the status being built is Reconcile's, handed from
-// step to step (see newStatus), and a step adds only to its own part.
+// reading, the caller's Job (read only) and facts of its spec, all set
+// once and only read. What a step decides travels in its results, not in
+// here: the status being built is Reconcile's, handed from step to step
+// (see newStatus), and a step adds only to its own plan part (see
+// assemble.go).
 type syncState struct {
 	opts Options
 	now  time.Time
 	job  *batchv1.Job // the caller's Job, read only
-	plan *Plan        // the part of the step under way
 
 	indexed   bool
 	perIndex  bool // backoffLimitPerIndex is set (Indexed Jobs only)
@@ -31,15 +31,13 @@ type syncState struct {
 	satisfied, manages bool
 }
 
-// newSyncState makes the state of one sync of s.Job, whose steps fill
-// their plan parts in plan's storage (see startPart).
-func newSyncState(s Snapshot, opts Options, plan *Plan) syncState {
+// newSyncState makes the state of one sync of s.Job.
+func newSyncState(s Snapshot, opts Options) syncState {
 	job := s.Job
 	sync := syncState{
 		opts:      opts,
 		now:       s.Now,
 		job:       job,
-		plan:      plan,
 		indexed:   isIndexed(job),
 		suspended: job.Spec.Suspend != nil && *job.Spec.Suspend,
 		satisfied: s.Expectations.Satisfied(s.Now, opts.ExpectationsTimeout),
@@ -102,10 +100,9 @@ func hasFinalizer(p *corev1.Pod, f string) bool {
 	return false
 }
 
-// requeue asks, in the plan part under way, to look again after d (see
-// requeueDelay).
-func (sync *syncState) requeue(d time.Duration, backoff bool) {
-	sync.plan.requeueAt(sync.requeueDelay(d, backoff))
+// requeue asks, in part, to look again after d (see requeueDelay).
+func (sync *syncState) requeue(part *Plan, d time.Duration, backoff bool) {
+	part.requeueAt(sync.requeueDelay(d, backoff))
 }
 
 // requeueDelay returns the delay of a request to look again after d. Pod

@@ -32,17 +32,16 @@ import (
 // ways that must be written. What it decides is in the plan part it
 // returns, made from mem. It fails only when a counter would pass int32.
 func (sync *syncState) track(st *batchv1.JobStatus, census *podCensus, progress indexProgress, finish *batchv1.JobCondition, terminating int32, newBackoff backoff.Record, needsWrite bool, mem Memory) (Plan, error) {
-	plan := sync.startPart(mem)
-	err := sync.trackInPart(st, census, progress, finish, terminating, newBackoff, needsWrite)
-	part := sync.endPart(plan)
+	part := newPart(mem)
+	err := sync.trackInPart(&part, st, census, progress, finish, terminating, newBackoff, needsWrite)
 	if err != nil {
 		return Plan{}, err
 	}
 	return part, nil
 }
 
-// trackInPart is track adding to the plan part under way.
-func (sync *syncState) trackInPart(st *batchv1.JobStatus, census *podCensus, progress indexProgress, finish *batchv1.JobCondition, terminating int32, newBackoff backoff.Record, needsWrite bool) error {
+// trackInPart is track adding to part.
+func (sync *syncState) trackInPart(part *Plan, st *batchv1.JobStatus, census *podCensus, progress indexProgress, finish *batchv1.JobCondition, terminating int32, newBackoff backoff.Record, needsWrite bool) error {
 	stillTracked := sync.stillTracked(st.UncountedTerminatedPods, census)
 	// Pods recorded earlier whose finalizer is gone (or going) are counted now.
 	if moved, err := moveCounted(st, stillTracked); err != nil {
@@ -50,7 +49,7 @@ func (sync *syncState) trackInPart(st *batchv1.JobStatus, census *podCensus, pro
 	} else if moved {
 		needsWrite = true
 	}
-	release, newSucceededIdx, capped, recorded := sync.recordNewlyFinished(st.UncountedTerminatedPods, census, progress, finish)
+	release, newSucceededIdx, capped, recorded := sync.recordNewlyFinished(part, st.UncountedTerminatedPods, census, progress, finish)
 	if recorded {
 		needsWrite = true
 	}
@@ -74,19 +73,19 @@ func (sync *syncState) trackInPart(st *batchv1.JobStatus, census *podCensus, pro
 	}
 
 	if needsWrite {
-		sync.plan.InterimStatus = st.DeepCopy()
-		sync.plan.Backoff = newBackoff
+		part.InterimStatus = st.DeepCopy()
+		part.Backoff = newBackoff
 		needsWrite = false
 	}
 	if len(release) > 0 {
-		sync.plan.FinalizerRemovals = slices.Grow(sync.plan.FinalizerRemovals, len(release))
+		part.FinalizerRemovals = slices.Grow(part.FinalizerRemovals, len(release))
 		uids := make([]types.UID, len(release))
 		for i, r := range release {
 			uids[i] = r.pod.UID
-			sync.plan.FinalizerRemovals = append(sync.plan.FinalizerRemovals, FinalizerRemoval{Pod: refOf(r.pod), Reason: sync.releaseReason(r, finish)})
+			part.FinalizerRemovals = append(part.FinalizerRemovals, FinalizerRemoval{Pod: refOf(r.pod), Reason: sync.releaseReason(r, finish)})
 			delete(stillTracked, r.pod.UID)
 		}
-		sync.plan.Expectations = sync.plan.Expectations.ExpectFinalizerRemovals(uids...)
+		part.Expectations = part.Expectations.ExpectFinalizerRemovals(uids...)
 	}
 	if moved, err := moveCounted(st, stillTracked); err != nil {
 		return err
@@ -94,15 +93,15 @@ func (sync *syncState) trackInPart(st *batchv1.JobStatus, census *podCensus, pro
 		needsWrite = true
 	}
 
-	finishedNow := !capped && sync.enactFinished(st, finish, terminating)
+	finishedNow := !capped && sync.enactFinished(part, st, finish, terminating)
 	if finishedNow {
 		needsWrite = true
 	}
 	if needsWrite {
-		sync.plan.Status = st.DeepCopy()
+		part.Status = st.DeepCopy()
 		if finishedNow {
-			sync.recordFinished(st, finish)
-			sync.plan.Expectations.JobFinished = true
+			sync.recordFinished(part, st, finish)
+			part.Expectations.JobFinished = true
 		}
 	}
 	return nil
@@ -150,14 +149,14 @@ func (sync *syncState) stillTracked(uncounted *batchv1.UncountedTerminatedPods, 
 	return stillTracked
 }
 
-// recordNewlyFinished takes the pods whose finalizer may go in canonical order
-// until the uncounted-pods cap is reached, and records each newly finished
-// one in the status being built: its UID in uncounted, the status's
-// uncountedTerminatedPods, or for a
-// succeeded pod of an Indexed Job its index, returned in newSucceededIdx
-// to be added to completedIndexes. It returns the pods to release, whether
-// the cap was reached and whether it recorded a UID.
-func (sync *syncState) recordNewlyFinished(uncounted *batchv1.UncountedTerminatedPods, census *podCensus, progress indexProgress, finish *batchv1.JobCondition) (release []*podRecord, newSucceededIdx []int, capped, recorded bool) {
+// recordNewlyFinished takes the pods whose finalizer may go in canonical
+// order until the uncounted-pods cap is reached, and records each newly
+// finished one in the status being built: its UID in uncounted, the
+// status's uncountedTerminatedPods, or for a succeeded pod of an Indexed
+// Job its index, returned in newSucceededIdx to be added to
+// completedIndexes. It returns the pods to release, whether the cap was
+// reached (noted in part) and whether it recorded a UID.
+func (sync *syncState) recordNewlyFinished(part *Plan, uncounted *batchv1.UncountedTerminatedPods, census *podCensus, progress indexProgress, finish *batchv1.JobCondition) (release []*podRecord, newSucceededIdx []int, capped, recorded bool) {
 	// A queue orders only as many as are taken. Each taken pod records at
 	// most one UID or index, so at least the cap's room is taken.
 	room := max(sync.opts.MaxUncountedPods-len(uncounted.Succeeded)-len(uncounted.Failed), 1)
@@ -196,7 +195,7 @@ func (sync *syncState) recordNewlyFinished(uncounted *batchv1.UncountedTerminate
 			}
 		}
 		if len(newSucceededIdx)+len(uncounted.Succeeded)+len(uncounted.Failed) >= sync.opts.MaxUncountedPods {
-			sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("at most %d pods are recorded as uncounted per sync; the rest wait for the next sync", sync.opts.MaxUncountedPods))
+			part.Notes = append(part.Notes, fmt.Sprintf("at most %d pods are recorded as uncounted per sync; the rest wait for the next sync", sync.opts.MaxUncountedPods))
 			return release, newSucceededIdx, true, recorded
 		}
 	}
@@ -369,18 +368,19 @@ func partitionUIDs(uids []types.UID, keep map[types.UID]bool) ([]types.UID, int)
 }
 
 // enactFinished adds the terminal condition finish to st once no pod
-// remains uncounted or terminating, and reports whether it did.
-func (sync *syncState) enactFinished(st *batchv1.JobStatus, finish *batchv1.JobCondition, terminating int32) bool {
+// remains uncounted or terminating, and reports whether it did; while one
+// does, a note in part says so.
+func (sync *syncState) enactFinished(part *Plan, st *batchv1.JobStatus, finish *batchv1.JobCondition, terminating int32) bool {
 	if finish == nil {
 		return false
 	}
 	u := st.UncountedTerminatedPods
 	if n := len(u.Succeeded) + len(u.Failed); n > 0 {
-		sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("the Job is not yet %s: %s still uncounted", finish.Type, count(n, "pod is", "pods are")))
+		part.Notes = append(part.Notes, fmt.Sprintf("the Job is not yet %s: %s still uncounted", finish.Type, count(n, "pod is", "pods are")))
 		return false
 	}
 	if terminating > 0 {
-		sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("the Job is not yet %s: %s still terminating", finish.Type, count(int(terminating), "pod is", "pods are")))
+		part.Notes = append(part.Notes, fmt.Sprintf("the Job is not yet %s: %s still terminating", finish.Type, count(int(terminating), "pod is", "pods are")))
 		return false
 	}
 	f := finish
@@ -392,17 +392,17 @@ func (sync *syncState) enactFinished(st *batchv1.JobStatus, finish *batchv1.JobC
 	return true
 }
 
-// recordFinished adds the events upstream records when a Job finishes with
-// condition f, with st its final status.
-func (sync *syncState) recordFinished(st *batchv1.JobStatus, f *batchv1.JobCondition) {
+// recordFinished adds to part the events upstream records when a Job
+// finishes with condition f, with st its final status.
+func (sync *syncState) recordFinished(part *Plan, st *batchv1.JobStatus, f *batchv1.JobCondition) {
 	if f.Type == batchv1.JobComplete {
 		if c := sync.job.Spec.Completions; c != nil && st.Succeeded > *c {
-			sync.plan.Events = append(sync.plan.Events, Event{corev1.EventTypeWarning, "TooManySucceededPods", "Too many succeeded pods running after completion count reached"})
+			part.Events = append(part.Events, Event{corev1.EventTypeWarning, "TooManySucceededPods", "Too many succeeded pods running after completion count reached"})
 		}
-		sync.plan.Events = append(sync.plan.Events, Event{corev1.EventTypeNormal, "Completed", "Job completed"})
+		part.Events = append(part.Events, Event{corev1.EventTypeNormal, "Completed", "Job completed"})
 		return
 	}
-	sync.plan.Events = append(sync.plan.Events, Event{corev1.EventTypeWarning, f.Reason, f.Message})
+	part.Events = append(part.Events, Event{corev1.EventTypeWarning, f.Reason, f.Message})
 }
 
 func equalStringPtr(a, b *string) bool {
