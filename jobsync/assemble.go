@@ -45,6 +45,20 @@ func (p *Plan) requeueAt(d time.Duration) {
 	}
 }
 
+// addNote adds note to p's notes, unless it is empty (no note).
+func (p *Plan) addNote(note string) {
+	if note != "" {
+		p.Notes = append(p.Notes, note)
+	}
+}
+
+// addEvent adds ev to p's events when add is true.
+func (p *Plan) addEvent(ev Event, add bool) {
+	if add {
+		p.Events = append(p.Events, ev)
+	}
+}
+
 // join appends b to a, and returns whichever is empty's other as it is.
 func join[T any](a, b []T) []T {
 	switch {

@@ -66,9 +66,7 @@ func reconcile(s Snapshot, opts Options, failed *PodFailures) (Plan, error) {
 	progress := sync.indexProgress(&census) // indexprogress.go
 	counts = counts.withIndexes(progress, sync.indexed)
 	finish, note, wait := sync.decideFinish(&census, counts, progress, start) // finish.go
-	if note != "" {
-		plan.Notes = append(plan.Notes, note)
-	}
+	plan.addNote(note)
 	plan.requeueAt(wait)
 
 	// The status this sync builds: Reconcile holds it and hands it to the
@@ -91,9 +89,7 @@ func reconcile(s Snapshot, opts Options, failed *PodFailures) (Plan, error) {
 		} else if sync.manages {
 			var ev Event
 			start, ev, suspendChanged = sync.updateSuspendCondition(st, start) // suspend.go
-			if suspendChanged {
-				plan.Events = append(plan.Events, ev)
-			}
+			plan.addEvent(ev, suspendChanged)
 		}
 	}
 	st.StartTime = start
