@@ -18,17 +18,17 @@ const (
 	maxGeneratedNamePrefix = 58
 )
 
-// addCreation adds one pod creation to the plan, for completion index ix
+// addCreation adds one pod creation to part, for completion index ix
 // (indexes.Unknown outside Indexed Jobs), and counts the pod as active.
 // lastFailure is newPod's.
-func (sync *syncState) addCreation(c *podCounts, ix int, reason string, lastFailure *podRecord) {
+func (sync *syncState) addCreation(part *Plan, c *podCounts, ix int, reason string, lastFailure *podRecord) {
 	pod := sync.newPod(ix, lastFailure)
 	creation := PodCreation{Pod: pod, Reason: reason}
 	if ix != indexes.Unknown {
 		v := ix
 		creation.CompletionIndex = &v
 	}
-	sync.plan.Creations = append(sync.plan.Creations, creation)
+	part.Creations = append(part.Creations, creation)
 	c.active++
 }
 

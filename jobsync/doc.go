@@ -111,7 +111,7 @@
 //   - doc.go: this documentation.
 //   - reconcile.go: Reconcile, the list of the steps of one sync in
 //     upstream's order, which assembles the plan.
-//   - assemble.go: the plan parts the pod and tracking steps return, and
+//   - assemble.go: the plan parts the scan, pod and tracking steps return, and
 //     their assembly into the plan.
 //   - plan.go: Snapshot, what a sync reads, and Plan with its parts, what it
 //     decides.
@@ -119,7 +119,8 @@
 //     that a sync reads.
 //   - input.go: InputError and the checks of a snapshot that Reconcile
 //     cannot decide on.
-//   - state.go: syncState, what every step reads, and the pod counts.
+//   - state.go: syncState, what every step reads, the status a sync
+//     builds, and the pod counts.
 //   - census.go: podCensus, what the scan finds of the pods, which the steps
 //     query.
 //   - skip.go: the syncs that stop before reading any pod.

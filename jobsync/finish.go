@@ -23,11 +23,12 @@ import (
 //
 // Reaching the completions (success without a policy) is decided later, after
 // pod management (completionsReached). The result is the condition the Job
-// is heading to, nil when it is not finishing. start is the Job's
-// startTime as this sync sees it, nil for not started.
-func (sync *syncState) decideFinish(census *podCensus, counts finishedCounts, progress indexProgress, start *metav1.Time) *batchv1.JobCondition {
+// is heading to, nil when it is not finishing; while the active deadline
+// is still to come, wait is when to look again and note says so ("" and 0
+// otherwise). start is the Job's startTime as this sync sees it, nil for
+// not started.
+func (sync *syncState) decideFinish(census *podCensus, counts finishedCounts, progress indexProgress, start *metav1.Time) (finish *batchv1.JobCondition, note string, wait time.Duration) {
 	job := sync.job
-	var finish *batchv1.JobCondition
 	if c := findCondition(sync.job.Status.Conditions, batchv1.JobSuccessCriteriaMet); c != nil && c.Status == corev1.ConditionTrue {
 		finish = c.DeepCopy()
 	}
@@ -46,12 +47,12 @@ func (sync *syncState) decideFinish(census *podCensus, counts finishedCounts, pr
 			finish = newCondition(batchv1.JobFailureTarget, batchv1.JobReasonDeadlineExceeded, msgDeadlineExceeded, sync.now)
 		case job.Spec.ActiveDeadlineSeconds != nil && !sync.suspended:
 			left := time.Duration(*job.Spec.ActiveDeadlineSeconds)*time.Second - sync.now.Sub(start.Time)
-			sync.requeue(left, false)
-			sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("the active deadline passes in %v", left))
+			wait = sync.requeueDelay(left, false)
+			note = fmt.Sprintf("the active deadline passes in %v", left)
 		}
 	}
 	if !sync.indexed {
-		return finish
+		return finish, note, wait
 	}
 	if finish == nil && sync.perIndex {
 		failed := progress.failed.Total()
@@ -66,7 +67,7 @@ func (sync *syncState) decideFinish(census *podCensus, counts finishedCounts, pr
 			finish = newCondition(batchv1.JobSuccessCriteriaMet, batchv1.JobReasonSuccessPolicy, msg, sync.now)
 		}
 	}
-	return finish
+	return finish, note, wait
 }
 
 // failJobMessage finds a failed pod that a FailJob rule matches and returns

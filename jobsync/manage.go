@@ -23,28 +23,28 @@ import (
 // of earlier syncs may not be seen yet. The deletions are in the plan part
 // it returns, made from mem.
 func (sync *syncState) deleteAllActive(census *podCensus, finish *batchv1.JobCondition, failed *PodFailures, mem Memory) (podCounts, *batchv1.JobCondition, Plan) {
-	plan := sync.startPart(mem)
-	c, finish := sync.deleteActive(census, finish, failed)
-	return c, finish, sync.endPart(plan)
+	part := newPart(mem)
+	c, finish := sync.deleteActive(&part, census, finish, failed)
+	return c, finish, part
 }
 
-// deleteActive is deleteAllActive adding to the plan part under way.
-func (sync *syncState) deleteActive(census *podCensus, finish *batchv1.JobCondition, failed *PodFailures) (podCounts, *batchv1.JobCondition) {
+// deleteActive is deleteAllActive adding to part.
+func (sync *syncState) deleteActive(part *Plan, census *podCensus, finish *batchv1.JobCondition, failed *PodFailures) (podCounts, *batchv1.JobCondition) {
 	c := census.counts
 	reason := fmt.Sprintf("the Job is finishing (%s)", finish.Reason)
 	for _, p := range sync.sortedForPlan(census.activePods()) {
-		sync.addDeletion(&c, p, podorder.IsReady(p), false, reason)
+		sync.addDeletion(part, &c, p, podorder.IsReady(p), false, reason)
 	}
-	if failed.apply(&c, sync.plan.Deletions, false) { // resume.go
+	if failed.apply(&c, part.Deletions, false) { // resume.go
 		// Upstream declares the Job finished only once every active
 		// pod's deletion went through.
-		sync.plan.Notes = append(sync.plan.Notes, "the Job is not declared finished: deleting its active pods failed")
+		part.Notes = append(part.Notes, "the Job is not declared finished: deleting its active pods failed")
 		return c, nil
 	}
 	if !sync.satisfied {
 		// Pods may exist that this census does not show yet; upstream waits
 		// before declaring the Job finished.
-		sync.plan.Notes = append(sync.plan.Notes, "the Job is not declared finished: pod creations or deletions are still expected")
+		part.Notes = append(part.Notes, "the Job is not declared finished: pod creations or deletions are still expected")
 		return c, nil
 	}
 	return c, finish
@@ -56,23 +56,23 @@ func (sync *syncState) deleteActive(census *podCensus, finish *batchv1.JobCondit
 // creations are carried out; otherwise it says why no pods change. What it
 // decides is in the plan part it returns, made from mem.
 func (sync *syncState) managePods(census *podCensus, counts finishedCounts, progress indexProgress, failed *PodFailures, mem Memory) (podCounts, Plan) {
-	plan := sync.startPart(mem)
-	pods := sync.manageOrSayWhy(census, counts, progress, failed, mem.Expectations)
-	return pods, sync.endPart(plan)
+	part := newPart(mem)
+	pods := sync.manageOrSayWhy(&part, census, counts, progress, failed, mem.Expectations)
+	return pods, part
 }
 
-// manageOrSayWhy is managePods adding to the plan part under way; exp
+// manageOrSayWhy is managePods adding to part; exp
 // are the expectations it waits on when they are not satisfied.
-func (sync *syncState) manageOrSayWhy(census *podCensus, counts finishedCounts, progress indexProgress, failed *PodFailures, exp expectations.Expectations) podCounts {
+func (sync *syncState) manageOrSayWhy(part *Plan, census *podCensus, counts finishedCounts, progress indexProgress, failed *PodFailures, exp expectations.Expectations) podCounts {
 	switch {
 	case sync.manages:
-		pods := sync.manage(census, counts, progress)
-		failed.apply(&pods, sync.plan.Deletions, true) // resume.go
+		pods := sync.manage(part, census, counts, progress)
+		failed.apply(&pods, part.Deletions, true) // resume.go
 		return pods
 	case !sync.satisfied:
-		sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("no pods are created or deleted: waiting to observe %d creations and %d deletions", exp.Creations, exp.Deletions))
+		part.Notes = append(part.Notes, fmt.Sprintf("no pods are created or deleted: waiting to observe %d creations and %d deletions", exp.Creations, exp.Deletions))
 	default:
-		sync.plan.Notes = append(sync.plan.Notes, "no pods are created or deleted: the Job is being deleted")
+		part.Notes = append(part.Notes, "no pods are created or deleted: the Job is being deleted")
 	}
 	return census.counts
 }
@@ -82,12 +82,12 @@ func (sync *syncState) manageOrSayWhy(census *podCensus, counts finishedCounts, 
 // pods with repeated or invalid indexes), or else creating what is missing
 // unless the pod-failure backoff holds creation back. It returns the pod
 // counts once its deletions and creations are carried out.
-func (sync *syncState) manage(census *podCensus, counts finishedCounts, progress indexProgress) podCounts {
+func (sync *syncState) manage(part *Plan, census *podCensus, counts finishedCounts, progress indexProgress) podCounts {
 	job := sync.job
 	c := census.counts
 	active := c.active
 	if sync.suspended {
-		sync.deleteRanked(&c, sync.forRemoval(census, int(active)), func(*candidate) string { return "the Job is suspended" })
+		sync.deleteRanked(part, &c, sync.forRemoval(census, int(active)), func(*candidate) string { return "the Job is suspended" })
 		return c
 	}
 	want := sync.wantActive(active, counts.succeeded)
@@ -103,7 +103,7 @@ func (sync *syncState) manage(census *podCensus, counts finishedCounts, progress
 		if census.indexTrouble {
 			repeated = sync.repeatedActiveIndexes(census.activePods())
 		}
-		sync.deleteRanked(&c, rm, func(d *candidate) string {
+		sync.deleteRanked(part, &c, rm, func(d *candidate) string {
 			if !census.indexTrouble {
 				// Without trouble every active pod has its own valid
 				// index: each goes as surplus.
@@ -112,7 +112,7 @@ func (sync *syncState) manage(census *podCensus, counts finishedCounts, progress
 			return sync.indexedDeletionReason(d.pod(), reason, repeated)
 		})
 		if sync.indexed {
-			sync.plan.Notes = append(sync.plan.Notes, "no pods are created: a sync that deletes pods does not create any")
+			part.Notes = append(part.Notes, "no pods are created: a sync that deletes pods does not create any")
 		}
 		return c
 	}
@@ -123,18 +123,18 @@ func (sync *syncState) manage(census *podCensus, counts finishedCounts, progress
 	diff := want - terminating - active
 	if diff <= 0 {
 		if terminating > 0 && want-active > 0 {
-			sync.plan.Notes = append(sync.plan.Notes, "no pods are created: "+count(int(terminating), "terminating pod is not replaced until it fails", "terminating pods are not replaced until they fail"))
+			part.Notes = append(part.Notes, "no pods are created: "+count(int(terminating), "terminating pod is not replaced until it fails", "terminating pods are not replaced until they fail"))
 		}
 		return c
 	}
 	if !sync.perIndex {
 		if left := counts.backoff.Remaining(sync.now, sync.opts.BackoffBase, sync.opts.BackoffMax); left > 0 {
-			sync.requeue(left, true)
-			sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("no pods are created: pod-failure backoff after %s, %v left", count(int(counts.backoff.FailuresAfterLastSuccess), "failure", "failures"), left))
+			sync.requeue(part, left, true)
+			part.Notes = append(part.Notes, fmt.Sprintf("no pods are created: pod-failure backoff after %s, %v left", count(int(counts.backoff.FailuresAfterLastSuccess), "failure", "failures"), left))
 			return c
 		}
 	}
-	sync.createMissing(&c, census, progress, want, min(diff, int32(sync.opts.MaxPodCreateDeletePerSync)))
+	sync.createMissing(part, &c, census, progress, want, min(diff, int32(sync.opts.MaxPodCreateDeletePerSync)))
 	return c
 }
 
@@ -153,34 +153,34 @@ func (sync *syncState) wantActive(active, succeeded int32) int32 {
 	return max(0, min(*sync.job.Spec.Completions-succeeded, parallelism))
 }
 
-// deleteRanked adds the deletions of the ranked pods rm, in their order,
-// each with the reason reason gives it, and expects them.
-func (sync *syncState) deleteRanked(c *podCounts, rm []*candidate, reason func(*candidate) string) {
-	sync.plan.Expectations = sync.plan.Expectations.ExpectDeletions(len(rm), sync.now)
-	sync.plan.Deletions = slices.Grow(sync.plan.Deletions, len(rm))
+// deleteRanked adds to part the deletions of the ranked pods rm, in their
+// order, each with the reason reason gives it, and expects them.
+func (sync *syncState) deleteRanked(part *Plan, c *podCounts, rm []*candidate, reason func(*candidate) string) {
+	part.Expectations = part.Expectations.ExpectDeletions(len(rm), sync.now)
+	part.Deletions = slices.Grow(part.Deletions, len(rm))
 	for _, d := range rm {
-		sync.addDeletion(c, d.pod(), d.rank.Ready(), d.finalizer, reason(d))
+		sync.addDeletion(part, c, d.pod(), d.rank.Ready(), d.finalizer, reason(d))
 	}
 }
 
 // createMissing creates up to diff pods of a Job that wants want active
 // pods: for an Indexed Job, those of its first pending indexes past their
 // per-index backoff.
-func (sync *syncState) createMissing(c *podCounts, census *podCensus, progress indexProgress, want, diff int32) {
+func (sync *syncState) createMissing(part *Plan, c *podCounts, census *podCensus, progress indexProgress, want, diff int32) {
 	if len(sync.job.Spec.Template.Labels) == 0 && !sync.indexed {
 		// The pod control refuses to create pods without labels; upstream
 		// sets and then lowers its expectations and retries with a rate
 		// limit, as the caller should. An Indexed Job's pods always have
 		// one: their completion index.
-		sync.plan.Expectations = sync.plan.Expectations.ExpectCreations(0, sync.now)
-		sync.plan.Notes = append(sync.plan.Notes, "no pods are created: the pod template has no labels, and pods without labels are refused")
+		part.Expectations = part.Expectations.ExpectCreations(0, sync.now)
+		part.Notes = append(part.Notes, "no pods are created: the pod template has no labels, and pods without labels are refused")
 		return
 	}
 	if !sync.indexed {
-		sync.plan.Expectations = sync.plan.Expectations.ExpectCreations(int(diff), sync.now)
+		part.Expectations = part.Expectations.ExpectCreations(int(diff), sync.now)
 		reason := fmt.Sprintf("%s active, the Job wants %d", count(int(c.active), "pod is", "pods are"), want)
 		for range diff {
-			sync.addCreation(c, indexes.Unknown, reason, nil)
+			sync.addCreation(part, c, indexes.Unknown, reason, nil)
 		}
 		return
 	}
@@ -189,14 +189,14 @@ func (sync *syncState) createMissing(c *podCounts, census *podCensus, progress i
 		var wait time.Duration
 		toAdd, wait = sync.indexesPastBackoff(toAdd, progress.delayedRemoval)
 		if wait > 0 {
-			sync.requeue(wait, true)
-			sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("no pods are created: every pending index is in its pod-failure backoff, the first ends in %v", wait))
+			sync.requeue(part, wait, true)
+			part.Notes = append(part.Notes, fmt.Sprintf("no pods are created: every pending index is in its pod-failure backoff, the first ends in %v", wait))
 			return
 		}
 	}
-	sync.plan.Expectations = sync.plan.Expectations.ExpectCreations(len(toAdd), sync.now)
+	part.Expectations = part.Expectations.ExpectCreations(len(toAdd), sync.now)
 	for _, ix := range toAdd {
-		sync.addCreation(c, ix, fmt.Sprintf("index %d is pending", ix), progress.delayedRemoval[ix])
+		sync.addCreation(part, c, ix, fmt.Sprintf("index %d is pending", ix), progress.delayedRemoval[ix])
 	}
 }
 
@@ -243,14 +243,14 @@ func (sync *syncState) indexesPastBackoff(ixs []int, delayed map[int]*podRecord)
 	return nil, wait
 }
 
-// addDeletion adds the deletion of pod p to the plan and takes it out of
+// addDeletion adds the deletion of pod p to part and takes it out of
 // the active, ready and terminating counts as upstream does on success.
 // ready is the pod's readiness and removeFinalizer whether the deletion
 // also removes the tracking finalizer (the pod carries it, and the
 // deletion is one that removes it): the caller has them from the pod's
 // rank, so that no pod is read again in deletion order.
-func (sync *syncState) addDeletion(c *podCounts, p *corev1.Pod, ready, removeFinalizer bool, reason string) {
-	sync.plan.Deletions = append(sync.plan.Deletions, PodDeletion{
+func (sync *syncState) addDeletion(part *Plan, c *podCounts, p *corev1.Pod, ready, removeFinalizer bool, reason string) {
+	part.Deletions = append(part.Deletions, PodDeletion{
 		Pod:             refOf(p),
 		RemoveFinalizer: removeFinalizer,
 		Ready:           ready,

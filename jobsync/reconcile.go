@@ -41,19 +41,20 @@ func reconcile(s Snapshot, opts Options, failed *PodFailures) (Plan, error) {
 	if s.SettledPods < 0 {
 		return Plan{}, inputErr("settledPods", s.SettledPods, "must not be negative")
 	}
-	state := newSyncState(s, opts, &plan) // state.go
+	state := newSyncState(s, opts) // state.go
 	sync := &state
 
 	// The steps, in upstream's order; each takes what it reads and returns
-	// what it decides. The scan adds its claims and notes to the plan, and
-	// decideFinish its note and requeue request; the pod step and track
-	// return their parts of the plan, assembled here in order.
-	census, err := sync.scan(s.Pods, s.SettledPods, s.Active, s.Succeeded, s.Expectations.FinalizerRemovals) // scan.go
+	// what it decides. The scan, the pod step and track return their parts
+	// of the plan, assembled here in order; decideFinish returns its note
+	// and requeue request, and the suspend step its event.
+	census, claimPart, err := sync.scan(s.Pods, s.SettledPods, s.Active, s.Succeeded, s.Expectations.FinalizerRemovals, plan.memory()) // scan.go
 	if err != nil {
 		return Plan{}, err
 	}
+	plan.assemble(claimPart)
 	// startTime travels from step to step as a value, and reaches the
-	// status copy once the suspend step has had its say.
+	// status once the suspend step has had its say.
 	start := job.Status.StartTime
 	if start == nil && !sync.suspended {
 		start = ptrTime(s.Now)
@@ -64,10 +65,16 @@ func reconcile(s Snapshot, opts Options, failed *PodFailures) (Plan, error) {
 	}
 	progress := sync.indexProgress(&census) // indexprogress.go
 	counts = counts.withIndexes(progress, sync.indexed)
-	finish := sync.decideFinish(&census, counts, progress, start) // finish.go
+	finish, note, wait := sync.decideFinish(&census, counts, progress, start) // finish.go
+	plan.addNote(note)
+	plan.requeueAt(wait)
+
+	// The status this sync builds: Reconcile holds it and hands it to the
+	// steps that write it, in turn (the suspend step, setPodCounts, track).
+	st := newStatus(job) // state.go
 
 	// The pod step's part of the plan comes before the suspend step's
-	// events and the tracking step's part.
+	// event and the tracking step's part.
 	var pods podCounts
 	var podPart Plan
 	suspendChanged := false
@@ -80,15 +87,17 @@ func reconcile(s Snapshot, opts Options, failed *PodFailures) (Plan, error) {
 		if sync.completionsReached(pods.active, counts.succeeded) { // finish.go
 			finish = newCondition(batchv1.JobSuccessCriteriaMet, batchv1.JobReasonCompletionsReached, msgCompletionsReached, sync.now)
 		} else if sync.manages {
-			suspendChanged, start = sync.updateSuspendCondition(start) // suspend.go
+			var ev Event
+			start, ev, suspendChanged = sync.updateSuspendCondition(st, start) // suspend.go
+			plan.addEvent(ev, suspendChanged)
 		}
 	}
-	sync.st.StartTime = start
-	needsWrite := sync.setPodCounts(pods) || suspendChanged // state.go
+	st.StartTime = start
+	needsWrite := setPodCounts(st, pods) || suspendChanged // state.go
 
 	// The write-ahead accounting, the status writes and the terminal
 	// condition.
-	trackPart, err := sync.track(&census, progress, finish, pods.terminating, counts.backoff, needsWrite, plan.memory()) // tracking.go
+	trackPart, err := sync.track(st, &census, progress, finish, pods.terminating, counts.backoff, needsWrite, plan.memory()) // tracking.go
 	if err != nil {
 		return Plan{}, err
 	}

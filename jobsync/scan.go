@@ -14,8 +14,8 @@ import (
 
 // scan is the one pass over every pod of the snapshot, and returns the
 // podCensus the later steps read. It applies upstream's ownership rules
-// (ControllerRefManager), adds the adoptions and releases to the plan, and
-// sorts the Job's pods into what the decisions need: the count of active pods (neither terminal
+// (ControllerRefManager), returns the adoptions and releases, with notes
+// on the pods left alone, in a plan part made from mem, and sorts the Job's pods into what the decisions need: the count of active pods (neither terminal
 // nor being deleted), of ready ones among them and of terminating ones
 // (being deleted but not terminal), and the list of pods that are terminal
 // or being deleted (terminal ones only while they carry the tracking
@@ -44,14 +44,14 @@ import (
 // succeeded is the caller's set of succeeded pods (see SucceededPods), nil for
 // none: the count and tracking steps read it. The scan checks that no pod
 // of all has a UID either set holds (see listedAndHeld).
-func (sync *syncState) scan(all []*corev1.Pod, settled int, active *ActivePods, succeeded *SucceededPods, removals expectations.UIDSet) (podCensus, error) {
+func (sync *syncState) scan(all []*corev1.Pod, settled int, active *ActivePods, succeeded *SucceededPods, removals expectations.UIDSet, mem Memory) (podCensus, Plan, error) {
 	if err := sync.checkSets(active, succeeded); err != nil {
-		return podCensus{}, err
+		return podCensus{}, Plan{}, err
 	}
 	census := sync.newPodCensus(len(all), settled, active, succeeded, removals)
 	census.pods = all // replaced by a filtered copy at the first pod not kept as it is
 	copied := false
-	claims := claimer{sync: sync, match: newLabelMatcher(sync.job.Spec.Selector), deleting: sync.job.DeletionTimestamp != nil}
+	claims := claimer{sync: sync, match: newLabelMatcher(sync.job.Spec.Selector), deleting: sync.job.DeletionTimestamp != nil, part: newPart(mem)}
 	// A terminal pod without the tracking finalizer (already counted) is
 	// read by no later step but failJobMessage, which upstream runs over
 	// every failed pod: such pods are recorded only under a pod failure
@@ -63,9 +63,9 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, active *ActivePods, 
 		if p == nil {
 			// A repeated UID earlier in the list is reported first.
 			if err := counted.check(all); err != nil {
-				return podCensus{}, err
+				return podCensus{}, Plan{}, err
 			}
-			return podCensus{}, inputErr(fmt.Sprintf("pods[%d]", i), nil, "is nil")
+			return podCensus{}, Plan{}, inputErr(fmt.Sprintf("pods[%d]", i), nil, "is nil")
 		}
 		ref := controllerOf(p)
 		p, keep := claims.claim(p, ref)
@@ -110,14 +110,13 @@ func (sync *syncState) scan(all []*corev1.Pod, settled int, active *ActivePods, 
 		census.finishedOrDeleting = appendExtrapolated(census.finishedOrDeleting, sync.classifyPod(p, ref == nil, removals), i+1, len(all))
 	}
 	if err := counted.check(all); err != nil {
-		return podCensus{}, err
+		return podCensus{}, Plan{}, err
 	}
 	if err := listedAndHeld(all, active, succeeded); err != nil {
-		return podCensus{}, err
+		return podCensus{}, Plan{}, err
 	}
 	census.addActive(sync, active)
-	claims.finish(untracked)
-	return census, nil
+	return census, claims.finish(untracked), nil
 }
 
 // newPodCensus makes the census the scan of n listed pods fills in.
@@ -206,13 +205,14 @@ func (census *podCensus) addActive(sync *syncState, active *ActivePods) {
 }
 
 // claimer applies upstream's ownership rules (ControllerRefManager) to the
-// pods the scan reads, adding the adoptions and releases to the plan, and
-// counts the pods it leaves alone for the plan's notes.
+// pods the scan reads, adding the adoptions and releases to a plan part of
+// its own, and counts the pods it leaves alone for the part's notes.
 type claimer struct {
 	sync              *syncState
 	match             *labelMatcher
 	deleting          bool // the Job is being deleted
 	foreign, orphaned int
+	part              Plan // the claims so far
 }
 
 // claim decides whether pod p, controlled by ref (nil for none), is the
@@ -229,12 +229,12 @@ func (c *claimer) claim(p *corev1.Pod, ref *metav1.OwnerReference) (*corev1.Pod,
 		return p, true
 	case ref != nil:
 		if !c.deleting {
-			sync.plan.Releases = append(sync.plan.Releases, release(job, p, sync.opts.TrackingFinalizer))
+			c.part.Releases = append(c.part.Releases, release(job, p, sync.opts.TrackingFinalizer))
 		}
 	case c.deleting || p.DeletionTimestamp != nil || !c.match.matches(p.Labels):
 		c.orphaned++
 	default:
-		sync.plan.Adoptions = append(sync.plan.Adoptions, adoption(job, p, sync.opts))
+		c.part.Adoptions = append(c.part.Adoptions, adoption(job, p, sync.opts))
 		if !hasFinalizer(p, sync.opts.TrackingFinalizer) && !refersTo(p, job) {
 			cp := p.DeepCopy()
 			cp.Finalizers = append(cp.Finalizers, sync.opts.TrackingFinalizer)
@@ -245,10 +245,10 @@ func (c *claimer) claim(p *corev1.Pod, ref *metav1.OwnerReference) (*corev1.Pod,
 	return p, false
 }
 
-// finish puts the claims in the plan's order and notes the pods left
-// alone, and the untracked terminal pods of the Job.
-func (c *claimer) finish(untracked int) {
-	plan := c.sync.plan
+// finish puts the claims in the plan's order, notes the pods left alone
+// and the untracked terminal pods of the Job, and returns the part.
+func (c *claimer) finish(untracked int) Plan {
+	plan := &c.part
 	sortClaims(plan.Releases)
 	sortClaims(plan.Adoptions)
 	if c.foreign > 0 {
@@ -260,6 +260,7 @@ func (c *claimer) finish(untracked int) {
 	if note := c.sync.untrackedNote(untracked); note != "" {
 		plan.Notes = append(plan.Notes, note)
 	}
+	return c.part
 }
 
 // listedAndHeld reports the first pod of all (none of them nil) whose UID

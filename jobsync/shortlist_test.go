@@ -99,8 +99,8 @@ func TestPropertyShortlistIsFirstRanked(t *testing.T) {
 		}
 
 		var plan Plan
-		sync := newSyncState(Snapshot{Job: job, Pods: pods, Now: now}, opts, &plan)
-		census, err := sync.scan(pods, 0, nil, nil, plan.Expectations.FinalizerRemovals)
+		sync := newSyncState(Snapshot{Job: job, Pods: pods, Now: now}, opts)
+		census, _, err := sync.scan(pods, 0, nil, nil, plan.Expectations.FinalizerRemovals, plan.memory())
 		if err != nil {
 			t.Fatalf("scan: %v", err)
 		}

@@ -10,18 +10,15 @@ import (
 
 // syncState is what every step of one Reconcile call reads, the
 // counterpart of upstream's per-sync context: the options, the clock
-// reading, the caller's Job (read only) and facts of its spec, and the two
-// things the steps add to, the status being built (a deep copy) and the
-// plan. What a step decides travels in its results, not in here: a step
-// reads the caller's Job, never the status copy another step changed (only
-// setPodCounts, the suspend step and track, which writes the status,
-// touch the copy).
+// reading, the caller's Job (read only) and facts of its spec, all set
+// once and only read. What a step decides travels in its results, not in
+// here: the status being built is Reconcile's, handed from step to step
+// (see newStatus), and a step adds only to its own plan part (see
+// assemble.go).
 type syncState struct {
 	opts Options
 	now  time.Time
-	job  *batchv1.Job       // the caller's Job, read only
-	st   *batchv1.JobStatus // the status being built, a deep copy
-	plan *Plan
+	job  *batchv1.Job // the caller's Job, read only
 
 	indexed   bool
 	perIndex  bool // backoffLimitPerIndex is set (Indexed Jobs only)
@@ -34,21 +31,13 @@ type syncState struct {
 	satisfied, manages bool
 }
 
-// newSyncState makes the state of one sync of s.Job: the status copy (with
-// uncountedTerminatedPods never nil) that the steps build, and the plan they
-// add to.
-func newSyncState(s Snapshot, opts Options, plan *Plan) syncState {
+// newSyncState makes the state of one sync of s.Job.
+func newSyncState(s Snapshot, opts Options) syncState {
 	job := s.Job
-	st := job.Status.DeepCopy()
-	if st.UncountedTerminatedPods == nil {
-		st.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
-	}
 	sync := syncState{
 		opts:      opts,
 		now:       s.Now,
 		job:       job,
-		st:        st,
-		plan:      plan,
 		indexed:   isIndexed(job),
 		suspended: job.Spec.Suspend != nil && *job.Spec.Suspend,
 		satisfied: s.Expectations.Satisfied(s.Now, opts.ExpectationsTimeout),
@@ -58,16 +47,27 @@ func newSyncState(s Snapshot, opts Options, plan *Plan) syncState {
 	return sync
 }
 
+// newStatus returns the status a sync of job builds, a deep copy of the
+// Job's with uncountedTerminatedPods never nil. Reconcile owns it and hands
+// it to the steps that write it, in turn: the suspend step, setPodCounts,
+// then track.
+func newStatus(job *batchv1.Job) *batchv1.JobStatus {
+	st := job.Status.DeepCopy()
+	if st.UncountedTerminatedPods == nil {
+		st.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
+	}
+	return st
+}
+
 // podCounts are the Job's active, ready and terminating pods, as the scan
 // finds them and as the deletions and creations of the sync change them.
 type podCounts struct {
 	active, ready, terminating int32
 }
 
-// setPodCounts writes the pod counts into the status and reports whether
-// they differ from the Job's.
-func (sync *syncState) setPodCounts(c podCounts) bool {
-	st := sync.st
+// setPodCounts writes the pod counts into st, the status being built, and
+// reports whether they differ from the Job's.
+func setPodCounts(st *batchv1.JobStatus, c podCounts) bool {
 	changed := c.active != st.Active || st.Ready == nil || *st.Ready != c.ready ||
 		st.Terminating == nil || *st.Terminating != c.terminating
 	st.Active = c.active
@@ -100,9 +100,14 @@ func hasFinalizer(p *corev1.Pod, f string) bool {
 	return false
 }
 
-// requeue asks to look again after d, keeping the earliest request. Pod
+// requeue asks, in part, to look again after d (see requeueDelay).
+func (sync *syncState) requeue(part *Plan, d time.Duration, backoff bool) {
+	part.requeueAt(sync.requeueDelay(d, backoff))
+}
+
+// requeueDelay returns the delay of a request to look again after d. Pod
 // failure backoff requeues wait at least MinRequeueDelay, as upstream's do.
-func (sync *syncState) requeue(d time.Duration, backoff bool) {
+func (sync *syncState) requeueDelay(d time.Duration, backoff bool) time.Duration {
 	if backoff && d < sync.opts.MinRequeueDelay {
 		d = sync.opts.MinRequeueDelay
 	}
@@ -111,9 +116,7 @@ func (sync *syncState) requeue(d time.Duration, backoff bool) {
 		// request" in a plan, so the smallest positive delay stands in.
 		d = time.Nanosecond
 	}
-	if sync.plan.RequeueAfter == 0 || d < sync.plan.RequeueAfter {
-		sync.plan.RequeueAfter = d
-	}
+	return d
 }
 
 // appendDoubling is append for the lists a sync builds over thousands of

@@ -22,38 +22,38 @@ import (
 //     succeeded and failed counters, add the terminal condition once no pod
 //     is uncounted or terminating, and write that (Status).
 //
-// It reads the scan's census and the index step's progress; finish is the
+// st is the status being built, which track writes on from where the
+// earlier steps left it. It reads the scan's census and the index step's
+// progress; finish is the
 // condition the Job is heading to (nil when none), terminating the pods
 // still terminating once the sync's deletions are carried out, and
 // newBackoff the backoff record to keep once the interim status is
 // written. needsWrite says the status already differs from the Job's in
 // ways that must be written. What it decides is in the plan part it
 // returns, made from mem. It fails only when a counter would pass int32.
-func (sync *syncState) track(census *podCensus, progress indexProgress, finish *batchv1.JobCondition, terminating int32, newBackoff backoff.Record, needsWrite bool, mem Memory) (Plan, error) {
-	plan := sync.startPart(mem)
-	err := sync.trackInPart(census, progress, finish, terminating, newBackoff, needsWrite)
-	part := sync.endPart(plan)
+func (sync *syncState) track(st *batchv1.JobStatus, census *podCensus, progress indexProgress, finish *batchv1.JobCondition, terminating int32, newBackoff backoff.Record, needsWrite bool, mem Memory) (Plan, error) {
+	part := newPart(mem)
+	err := sync.trackInPart(&part, st, census, progress, finish, terminating, newBackoff, needsWrite)
 	if err != nil {
 		return Plan{}, err
 	}
 	return part, nil
 }
 
-// trackInPart is track adding to the plan part under way.
-func (sync *syncState) trackInPart(census *podCensus, progress indexProgress, finish *batchv1.JobCondition, terminating int32, newBackoff backoff.Record, needsWrite bool) error {
-	st := sync.st
-	stillTracked := sync.stillTracked(census)
+// trackInPart is track adding to part.
+func (sync *syncState) trackInPart(part *Plan, st *batchv1.JobStatus, census *podCensus, progress indexProgress, finish *batchv1.JobCondition, terminating int32, newBackoff backoff.Record, needsWrite bool) error {
+	stillTracked := sync.stillTracked(st.UncountedTerminatedPods, census)
 	// Pods recorded earlier whose finalizer is gone (or going) are counted now.
 	if moved, err := moveCounted(st, stillTracked); err != nil {
 		return err
 	} else if moved {
 		needsWrite = true
 	}
-	release, newSucceededIdx, capped, recorded := sync.recordNewlyFinished(census, progress, finish)
+	release, newSucceededIdx, capped, recorded := sync.recordNewlyFinished(part, st.UncountedTerminatedPods, census, progress, finish)
 	if recorded {
 		needsWrite = true
 	}
-	if sync.indexed && sync.setIndexes(progress, newSucceededIdx) {
+	if sync.indexed && sync.setIndexes(st, progress, newSucceededIdx) {
 		needsWrite = true
 	}
 
@@ -73,19 +73,19 @@ func (sync *syncState) trackInPart(census *podCensus, progress indexProgress, fi
 	}
 
 	if needsWrite {
-		sync.plan.InterimStatus = st.DeepCopy()
-		sync.plan.Backoff = newBackoff
+		part.InterimStatus = st.DeepCopy()
+		part.Backoff = newBackoff
 		needsWrite = false
 	}
 	if len(release) > 0 {
-		sync.plan.FinalizerRemovals = slices.Grow(sync.plan.FinalizerRemovals, len(release))
+		part.FinalizerRemovals = slices.Grow(part.FinalizerRemovals, len(release))
 		uids := make([]types.UID, len(release))
 		for i, r := range release {
 			uids[i] = r.pod.UID
-			sync.plan.FinalizerRemovals = append(sync.plan.FinalizerRemovals, FinalizerRemoval{Pod: refOf(r.pod), Reason: sync.releaseReason(r, finish)})
+			part.FinalizerRemovals = append(part.FinalizerRemovals, FinalizerRemoval{Pod: refOf(r.pod), Reason: sync.releaseReason(r, finish)})
 			delete(stillTracked, r.pod.UID)
 		}
-		sync.plan.Expectations = sync.plan.Expectations.ExpectFinalizerRemovals(uids...)
+		part.Expectations = part.Expectations.ExpectFinalizerRemovals(uids...)
 	}
 	if moved, err := moveCounted(st, stillTracked); err != nil {
 		return err
@@ -93,25 +93,24 @@ func (sync *syncState) trackInPart(census *podCensus, progress indexProgress, fi
 		needsWrite = true
 	}
 
-	finishedNow := !capped && sync.enactFinished(finish, terminating)
+	finishedNow := !capped && sync.enactFinished(part, st, finish, terminating)
 	if finishedNow {
 		needsWrite = true
 	}
 	if needsWrite {
-		sync.plan.Status = st.DeepCopy()
+		part.Status = st.DeepCopy()
 		if finishedNow {
-			sync.recordFinished(finish)
-			sync.plan.Expectations.JobFinished = true
+			sync.recordFinished(part, st, finish)
+			part.Expectations.JobFinished = true
 		}
 	}
 	return nil
 }
 
-// stillTracked returns the UIDs of status.uncountedTerminatedPods whose pod
-// still carries the tracking finalizer (nil when none is recorded): those
-// are not counted yet.
-func (sync *syncState) stillTracked(census *podCensus) map[types.UID]bool {
-	uncounted := sync.st.UncountedTerminatedPods
+// stillTracked returns the UIDs of uncounted, the status's
+// uncountedTerminatedPods, whose pod still carries the tracking finalizer
+// (nil when none is recorded): those are not counted yet.
+func (sync *syncState) stillTracked(uncounted *batchv1.UncountedTerminatedPods, census *podCensus) map[types.UID]bool {
 	n := len(uncounted.Succeeded) + len(uncounted.Failed)
 	if n == 0 {
 		return nil
@@ -150,14 +149,14 @@ func (sync *syncState) stillTracked(census *podCensus) map[types.UID]bool {
 	return stillTracked
 }
 
-// recordNewlyFinished takes the pods whose finalizer may go in canonical order
-// until the uncounted-pods cap is reached, and records each newly finished
-// one in the status copy: its UID in uncountedTerminatedPods, or for a
-// succeeded pod of an Indexed Job its index, returned in newSucceededIdx
-// to be added to completedIndexes. It returns the pods to release, whether
-// the cap was reached and whether it recorded a UID.
-func (sync *syncState) recordNewlyFinished(census *podCensus, progress indexProgress, finish *batchv1.JobCondition) (release []*podRecord, newSucceededIdx []int, capped, recorded bool) {
-	uncounted := sync.st.UncountedTerminatedPods
+// recordNewlyFinished takes the pods whose finalizer may go in canonical
+// order until the uncounted-pods cap is reached, and records each newly
+// finished one in the status being built: its UID in uncounted, the
+// status's uncountedTerminatedPods, or for a succeeded pod of an Indexed
+// Job its index, returned in newSucceededIdx to be added to
+// completedIndexes. It returns the pods to release, whether the cap was
+// reached (noted in part) and whether it recorded a UID.
+func (sync *syncState) recordNewlyFinished(part *Plan, uncounted *batchv1.UncountedTerminatedPods, census *podCensus, progress indexProgress, finish *batchv1.JobCondition) (release []*podRecord, newSucceededIdx []int, capped, recorded bool) {
 	// A queue orders only as many as are taken. Each taken pod records at
 	// most one UID or index, so at least the cap's room is taken.
 	room := max(sync.opts.MaxUncountedPods-len(uncounted.Succeeded)-len(uncounted.Failed), 1)
@@ -196,7 +195,7 @@ func (sync *syncState) recordNewlyFinished(census *podCensus, progress indexProg
 			}
 		}
 		if len(newSucceededIdx)+len(uncounted.Succeeded)+len(uncounted.Failed) >= sync.opts.MaxUncountedPods {
-			sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("at most %d pods are recorded as uncounted per sync; the rest wait for the next sync", sync.opts.MaxUncountedPods))
+			part.Notes = append(part.Notes, fmt.Sprintf("at most %d pods are recorded as uncounted per sync; the rest wait for the next sync", sync.opts.MaxUncountedPods))
 			return release, newSucceededIdx, true, recorded
 		}
 	}
@@ -204,11 +203,10 @@ func (sync *syncState) recordNewlyFinished(census *podCensus, progress indexProg
 }
 
 // setIndexes writes an Indexed Job's succeeded count, completedIndexes
-// (with newSucceeded added) and failedIndexes into the status copy, and
+// (with newSucceeded added) and failedIndexes into st, and
 // reports whether they need a write: new succeeded indexes, or index
 // lists that differ from the Job's.
-func (sync *syncState) setIndexes(progress indexProgress, newSucceeded []int) bool {
-	st := sync.st
+func (sync *syncState) setIndexes(st *batchv1.JobStatus, progress indexProgress, newSucceeded []int) bool {
 	changed := len(newSucceeded) > 0
 	succeeded := progress.succeeded.WithIndexes(newSucceeded)
 	s := succeeded.String()
@@ -369,41 +367,42 @@ func partitionUIDs(uids []types.UID, keep map[types.UID]bool) ([]types.UID, int)
 	return kept, len(uids) - len(kept)
 }
 
-// enactFinished adds the terminal condition finish once no pod remains
-// uncounted or terminating, and reports whether it did.
-func (sync *syncState) enactFinished(finish *batchv1.JobCondition, terminating int32) bool {
+// enactFinished adds the terminal condition finish to st once no pod
+// remains uncounted or terminating, and reports whether it did; while one
+// does, a note in part says so.
+func (sync *syncState) enactFinished(part *Plan, st *batchv1.JobStatus, finish *batchv1.JobCondition, terminating int32) bool {
 	if finish == nil {
 		return false
 	}
-	u := sync.st.UncountedTerminatedPods
+	u := st.UncountedTerminatedPods
 	if n := len(u.Succeeded) + len(u.Failed); n > 0 {
-		sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("the Job is not yet %s: %s still uncounted", finish.Type, count(n, "pod is", "pods are")))
+		part.Notes = append(part.Notes, fmt.Sprintf("the Job is not yet %s: %s still uncounted", finish.Type, count(n, "pod is", "pods are")))
 		return false
 	}
 	if terminating > 0 {
-		sync.plan.Notes = append(sync.plan.Notes, fmt.Sprintf("the Job is not yet %s: %s still terminating", finish.Type, count(int(terminating), "pod is", "pods are")))
+		part.Notes = append(part.Notes, fmt.Sprintf("the Job is not yet %s: %s still terminating", finish.Type, count(int(terminating), "pod is", "pods are")))
 		return false
 	}
 	f := finish
-	sync.st.Conditions, _ = setCondition(sync.st.Conditions, f.Type, f.Status, f.Reason, f.Message, sync.now)
+	st.Conditions, _ = setCondition(st.Conditions, f.Type, f.Status, f.Reason, f.Message, sync.now)
 	if f.Type == batchv1.JobComplete {
 		t := f.LastTransitionTime
-		sync.st.CompletionTime = &t
+		st.CompletionTime = &t
 	}
 	return true
 }
 
-// recordFinished adds the events upstream records when a Job finishes with
-// condition f.
-func (sync *syncState) recordFinished(f *batchv1.JobCondition) {
+// recordFinished adds to part the events upstream records when a Job
+// finishes with condition f, with st its final status.
+func (sync *syncState) recordFinished(part *Plan, st *batchv1.JobStatus, f *batchv1.JobCondition) {
 	if f.Type == batchv1.JobComplete {
-		if c := sync.job.Spec.Completions; c != nil && sync.st.Succeeded > *c {
-			sync.plan.Events = append(sync.plan.Events, Event{corev1.EventTypeWarning, "TooManySucceededPods", "Too many succeeded pods running after completion count reached"})
+		if c := sync.job.Spec.Completions; c != nil && st.Succeeded > *c {
+			part.Events = append(part.Events, Event{corev1.EventTypeWarning, "TooManySucceededPods", "Too many succeeded pods running after completion count reached"})
 		}
-		sync.plan.Events = append(sync.plan.Events, Event{corev1.EventTypeNormal, "Completed", "Job completed"})
+		part.Events = append(part.Events, Event{corev1.EventTypeNormal, "Completed", "Job completed"})
 		return
 	}
-	sync.plan.Events = append(sync.plan.Events, Event{corev1.EventTypeWarning, f.Reason, f.Message})
+	part.Events = append(part.Events, Event{corev1.EventTypeWarning, f.Reason, f.Message})
 }
 
 func equalStringPtr(a, b *string) bool {
