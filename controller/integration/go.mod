@@ -75,7 +75,7 @@ require (
 	github.com/opencontainers/selinux v1.13.1 // indirect
 	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2 // indirect
 	github.com/pquerna/cachecontrol v0.1.0 // indirect
-	github.com/prometheus/client_golang v1.23.2 // indirect
+	github.com/prometheus/client_golang v1.23.2
 	github.com/prometheus/client_model v0.6.2 // indirect
 	github.com/prometheus/common v0.67.5 // indirect
 	github.com/prometheus/procfs v0.19.2 // indirect
@@ -131,7 +131,7 @@ require (
 	k8s.io/apiextensions-apiserver v0.36.5
 	k8s.io/cloud-provider v0.36.5 // indirect
 	k8s.io/cluster-bootstrap v0.36.5 // indirect
-	k8s.io/component-base v0.36.5 // indirect
+	k8s.io/component-base v0.36.5
 	k8s.io/component-helpers v0.36.5 // indirect
 	k8s.io/controller-manager v0.36.5 // indirect
 	k8s.io/csi-translation-lib v0.36.5 // indirect

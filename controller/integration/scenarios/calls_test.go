@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/jobsync/jobsync/controller/integration/apicalls"
 )
 
 // apiCalls counts the requests a controller sends, by verb and resource
@@ -115,7 +117,7 @@ type countingTransport struct {
 }
 
 func (t countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	key := classify(req)
+	key := apicalls.Name(req)
 	write := req.Method != http.MethodGet
 	t.c.mu.Lock()
 	t.c.counts[key]++
@@ -145,61 +147,6 @@ func (t countingTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		t.c.mu.Unlock()
 	}
 	return resp, err
-}
-
-// classify names a request by verb and resource, as the API server's audit
-// log would: the verb from the method and the path's shape, the resource
-// with its subresource.
-func classify(req *http.Request) string {
-	parts := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
-	// /api/v1/... or /apis/group/version/...
-	switch {
-	case len(parts) >= 2 && parts[0] == "api":
-		parts = parts[2:]
-	case len(parts) >= 3 && parts[0] == "apis":
-		parts = parts[3:]
-	default:
-		return req.Method + " " + req.URL.Path
-	}
-	if len(parts) >= 2 && parts[0] == "namespaces" {
-		parts = parts[2:]
-	}
-	resource, named := "", false
-	if len(parts) > 0 {
-		resource = parts[0]
-	}
-	if len(parts) > 1 {
-		named = true
-	}
-	if len(parts) > 2 {
-		resource += "/" + parts[2]
-	}
-	verb := ""
-	switch req.Method {
-	case http.MethodGet:
-		switch {
-		case named:
-			verb = "get"
-		case req.URL.Query().Get("watch") == "true" || req.URL.Query().Get("watch") == "1":
-			verb = "watch"
-		default:
-			verb = "list"
-		}
-	case http.MethodPost:
-		verb = "create"
-	case http.MethodPut:
-		verb = "update"
-	case http.MethodPatch:
-		verb = "patch"
-	case http.MethodDelete:
-		verb = "delete"
-		if !named {
-			verb = "deletecollection"
-		}
-	default:
-		verb = strings.ToLower(req.Method)
-	}
-	return verb + " " + resource
 }
 
 // snapshot returns the counts so far.

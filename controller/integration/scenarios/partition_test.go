@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2/ktesting"
 
+	"github.com/jobsync/jobsync/controller/integration/apicalls"
 	"github.com/jobsync/jobsync/controller/jobcontroller"
 	"github.com/jobsync/jobsync/jobsync"
 	"github.com/jobsync/jobsync/jobsync/jobsynctest"
@@ -555,7 +556,7 @@ func (tr *leaderTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		return tr.rt.RoundTrip(req)
 	}
 	resp, err := tr.rt.RoundTrip(req)
-	w := loggedWrite{what: classify(req), answered: time.Now(), successful: err == nil && resp.StatusCode < 300}
+	w := loggedWrite{what: apicalls.Name(req), answered: time.Now(), successful: err == nil && resp.StatusCode < 300}
 	tr.mu.Lock()
 	tr.writes = append(tr.writes, w)
 	tr.mu.Unlock()
