@@ -8,6 +8,7 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
@@ -49,6 +50,12 @@ type Executor struct {
 	// controller of a custom resource sets DynamicStatusWriter (or its
 	// own) and Owner.
 	Status StatusWriter
+	// OnPodWrite, if set, is told of each pod as a create or patch
+	// returned it, so that a controller can hold its next sync of the Job
+	// until its informer shows the write (upstream's pod control tells its
+	// consistency store the same). It may be called from several
+	// goroutines at once.
+	OnPodWrite func(pod *corev1.Pod)
 	// Owner is the kind that owns the pods (jobsync.Options.Owner): the
 	// events are recorded on the object under this apiVersion and kind.
 	// The zero value means batch/v1 Job.

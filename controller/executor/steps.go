@@ -74,8 +74,18 @@ func (r *run) canAdopt(ctx context.Context) error {
 }
 
 func (r *run) patch(ctx context.Context, pod jobsync.PodRef, body []byte) error {
-	_, err := r.x.Client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, jobsync.ClaimPatchType, body, metav1.PatchOptions{})
+	patched, err := r.x.Client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, jobsync.ClaimPatchType, body, metav1.PatchOptions{})
+	if err == nil {
+		r.wrotePod(patched)
+	}
 	return err
+}
+
+// wrotePod tells OnPodWrite of a pod a write returned.
+func (r *run) wrotePod(pod *corev1.Pod) {
+	if r.x.OnPodWrite != nil && pod != nil {
+		r.x.OnPodWrite(pod)
+	}
 }
 
 // removeFinalizerPatch is the strategic merge patch that takes the tracking
@@ -195,6 +205,7 @@ func (r *run) createOne(ctx context.Context, c jobsync.PodCreation) error {
 		}
 		return fmt.Errorf("creating a pod (%s): %w", c.Reason, err)
 	}
+	r.wrotePod(pod)
 	r.logger.V(4).Info("Created pod", "pod", klog.KObj(pod), "reason", c.Reason)
 	r.event(corev1.EventTypeNormal, "SuccessfulCreate", "Create", "Created pod: %v", pod.Name)
 	return nil

@@ -54,6 +54,7 @@ type Controller struct {
 	orphans     *kit.Orphans
 	store       *memory.Store
 	written     kit.StaleGuard
+	podWrites   podWrites
 	observer    memory.Observer
 	handlers    kit.Handlers
 	exec        *executor.Executor
@@ -97,6 +98,8 @@ func New(client kubernetes.Interface, opts Options) (*Controller, error) {
 		return nil, fmt.Errorf("jobcontroller: adding the pod owner index: %w", err)
 	}
 	c.podIndex = podInformer.Informer().GetIndexer()
+	c.podWrites.read = podInformer.Informer().GetStore().LastStoreSyncResourceVersion
+	c.exec.OnPodWrite = c.podWrites.wrote
 	jobs := kit.ListerJobs(c.jobs, c.ours)
 	c.observer = memory.Observer{Store: c.store, Finalizer: c.finalizer, Jobs: jobs.Get}
 	c.orphans = kit.NewOrphans(client, c.finalizer, jobs, kit.ListerPods(c.pods))

@@ -52,6 +52,10 @@ func outcomeOf(res executor.Result, err error) metrics.Outcome {
 // recordStale counts a sync held back for a stale cached Job.
 func recordStale() { metrics.RecordStaleJob() }
 
+// recordStalePods counts a sync held back for a pod cache behind the
+// controller's own pod writes.
+func recordStalePods() { metrics.RecordStalePods() }
+
 // addMetricHandlers registers the metrics' own informer handlers, kept
 // apart from the handlers that drive the syncs. The values are recorded
 // whether or not the program registered the metrics (metrics.Register);

@@ -30,6 +30,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		logger.V(4).Info("Job is gone, forgetting its memory")
 		c.store.Forget(ns, name)
 		c.written.Forget(ns, name)
+		c.podWrites.forget(ns, name)
 		return nil
 	}
 	if err != nil {
@@ -39,11 +40,16 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		// Enqueued for a Job of this name that was ours, replaced since.
 		c.store.Forget(ns, name)
 		c.written.Forget(ns, name)
+		c.podWrites.forget(ns, name)
 		return nil
 	}
 	if err := c.written.Check(job); err != nil {
 		recordStale() // metrics hook
 		return err    // retried with the rate limit, as upstream retries
+	}
+	if err := c.podWrites.check(ns, name, job.UID); err != nil {
+		recordStalePods() // metrics hook
+		return err        // as above
 	}
 	// The memory is read before the pods, as upstream reads its
 	// expectations before listing: an informer event between the two reads

@@ -34,6 +34,12 @@ func RecordStaleJob() {
 	StaleSyncSkips.WithLabelValues("batch", "jobs").Inc()
 }
 
+// RecordStalePods counts a sync held back because the pod informer has
+// not shown the controller's own last pod write yet.
+func RecordStalePods() {
+	StaleSyncSkips.WithLabelValues("", "pods").Inc()
+}
+
 // RecordTerminated counts a TerminatedEvent, if any.
 func RecordTerminated(event string) {
 	if event != "" {

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -55,9 +56,12 @@ type childSpec struct {
 // them once the child is reaped, and Linux folds the forking parent's
 // peak into the child's ru_maxrss at exec).
 type childResult struct {
-	Calls   map[string]int
-	CPU     time.Duration // user + system, every thread
-	PeakRSS int64         // VmHWM, bytes
+	Calls map[string]int
+	// NotProtobuf counts the requests that did not ask for protobuf
+	// first.
+	NotProtobuf int
+	CPU         time.Duration // user + system, every thread
+	PeakRSS     int64         // VmHWM, bytes
 }
 
 // runChild runs a controller process when the binary is started as one
@@ -73,7 +77,11 @@ func runChild() {
 		os.Exit(2)
 	}
 	calls := &counter{counts: map[string]int{}}
-	cfg := &rest.Config{Host: cs.Host, BearerToken: cs.Token, TLSClientConfig: cs.TLS, QPS: cs.QPS, Burst: cs.Burst}
+	// Both run as in production: kube-controller-manager's client (and
+	// jobsync-controller's, which follows its flags) talks protobuf and
+	// turns compression off.
+	cfg := &rest.Config{Host: cs.Host, BearerToken: cs.Token, TLSClientConfig: cs.TLS, QPS: cs.QPS, Burst: cs.Burst,
+		ContentConfig: rest.ContentConfig{ContentType: runtime.ContentTypeProtobuf}, DisableCompression: true}
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return countingTransport{calls, rt} })
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer cancel()
@@ -99,7 +107,8 @@ func runChild() {
 	pprof.StopCPUProfile()
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	res := childResult{Calls: calls.snapshot(), CPU: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), PeakRSS: peakRSS()}
+	counts, notProtobuf := calls.snapshot()
+	res := childResult{Calls: counts, NotProtobuf: notProtobuf, CPU: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), PeakRSS: peakRSS()}
 	data, _ := json.Marshal(res)
 	if err := os.WriteFile(cs.Output, data, 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "scalebench child:", err)
@@ -165,20 +174,22 @@ func peakRSS() int64 {
 }
 
 // counter counts requests by verb and resource ("create pods", "update
-// jobs/status", "watch pods").
+// jobs/status", "watch pods"), and those whose Accept header does not put
+// protobuf first.
 type counter struct {
-	mu     sync.Mutex
-	counts map[string]int
+	mu          sync.Mutex
+	counts      map[string]int
+	notProtobuf int
 }
 
-func (c *counter) snapshot() map[string]int {
+func (c *counter) snapshot() (map[string]int, int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := make(map[string]int, len(c.counts))
 	for k, v := range c.counts {
 		out[k] = v
 	}
-	return out
+	return out, c.notProtobuf
 }
 
 type countingTransport struct {
@@ -190,6 +201,9 @@ func (t countingTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	key := classify(req)
 	t.c.mu.Lock()
 	t.c.counts[key]++
+	if !strings.HasPrefix(req.Header.Get("Accept"), runtime.ContentTypeProtobuf) {
+		t.c.notProtobuf++
+	}
 	t.c.mu.Unlock()
 	return t.rt.RoundTrip(req)
 }

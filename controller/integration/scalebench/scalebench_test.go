@@ -51,6 +51,7 @@ type result struct {
 	cpu         time.Duration
 	peakRSS     int64
 	calls       map[string]int
+	notProtobuf int    // requests that did not ask for protobuf first
 	pods        string // what the Job's pods show at the end
 }
 
@@ -63,6 +64,9 @@ func TestSmoke(t *testing.T) {
 			r := measure(t, kind, 200, 50, time.Second, -1, 5*time.Minute)
 			if r.cpu <= 0 || r.peakRSS <= 0 || r.calls["create pods"] < 200 || r.calls["update jobs/status"] == 0 {
 				t.Errorf("the controller process reported CPU %v, peak RSS %d, requests %v", r.cpu, r.peakRSS, r.calls)
+			}
+			if r.notProtobuf > 0 {
+				t.Errorf("%d of the controller's requests did not ask for protobuf first", r.notProtobuf)
 			}
 			t.Log(row(r))
 		})
@@ -208,7 +212,7 @@ func measure(t *testing.T, kind string, n, p int32, runTime time.Duration, qps f
 	if err := json.Unmarshal(data, &res); err != nil {
 		t.Fatal(err)
 	}
-	r.cpu, r.peakRSS, r.calls = res.CPU, res.PeakRSS, res.Calls
+	r.cpu, r.peakRSS, r.calls, r.notProtobuf = res.CPU, res.PeakRSS, res.Calls, res.NotProtobuf
 	r.pods = checkPods(t, srv, ctx, created, r.calls)
 	return r
 }
