@@ -20,6 +20,7 @@ import (
 	"k8s.io/klog/v2"
 	upstream "k8s.io/kubernetes/pkg/controller/job"
 
+	"github.com/jobsync/jobsync/controller/integration/apicalls"
 	"github.com/jobsync/jobsync/controller/jobcontroller"
 )
 
@@ -198,7 +199,7 @@ type countingTransport struct {
 }
 
 func (t countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	key := classify(req)
+	key := apicalls.Name(req)
 	t.c.mu.Lock()
 	t.c.counts[key]++
 	if !strings.HasPrefix(req.Header.Get("Accept"), runtime.ContentTypeProtobuf) {
@@ -206,56 +207,4 @@ func (t countingTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	}
 	t.c.mu.Unlock()
 	return t.rt.RoundTrip(req)
-}
-
-// classify names a request as the API server's audit log would: the verb
-// from the method and the path's shape, the resource with its
-// subresource.
-func classify(req *http.Request) string {
-	parts := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
-	switch {
-	case len(parts) >= 2 && parts[0] == "api":
-		parts = parts[2:]
-	case len(parts) >= 3 && parts[0] == "apis":
-		parts = parts[3:]
-	}
-	if len(parts) >= 2 && parts[0] == "namespaces" && len(parts) > 2 {
-		parts = parts[2:] // namespaced: resource[/name[/subresource]]
-	}
-	resource, named := "", false
-	switch len(parts) {
-	case 0:
-	case 1:
-		resource = parts[0]
-	case 2:
-		resource, named = parts[0], true
-	default:
-		resource, named = parts[0]+"/"+parts[2], true
-	}
-	var verb string
-	switch req.Method {
-	case http.MethodGet:
-		switch {
-		case named:
-			verb = "get"
-		case req.URL.Query().Get("watch") == "true" || req.URL.Query().Get("watch") == "1":
-			verb = "watch"
-		default:
-			verb = "list"
-		}
-	case http.MethodPost:
-		verb = "create"
-	case http.MethodPut:
-		verb = "update"
-	case http.MethodPatch:
-		verb = "patch"
-	case http.MethodDelete:
-		verb = "delete"
-		if !named {
-			verb = "deletecollection"
-		}
-	default:
-		verb = strings.ToLower(req.Method)
-	}
-	return verb + " " + resource
 }
