@@ -21,6 +21,7 @@ import (
 	upstream "k8s.io/kubernetes/pkg/controller/job"
 
 	"github.com/jobsync/jobsync/controller/integration/apicalls"
+	"github.com/jobsync/jobsync/controller/integration/internal/childproc"
 	"github.com/jobsync/jobsync/controller/jobcontroller"
 )
 
@@ -109,7 +110,7 @@ func runChild() {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	counts, notProtobuf := calls.snapshot()
-	res := childResult{Calls: counts, NotProtobuf: notProtobuf, CPU: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), PeakRSS: peakRSS()}
+	res := childResult{Calls: counts, NotProtobuf: notProtobuf, CPU: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), PeakRSS: childproc.PeakRSS()}
 	data, _ := json.Marshal(res)
 	if err := os.WriteFile(cs.Output, data, 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "scalebench child:", err)
@@ -156,22 +157,6 @@ func startController(ctx context.Context, kind string, cfg *rest.Config) (func()
 		return nil, fmt.Errorf("no controller of kind %q", kind)
 	}
 	return func() { <-done }, nil
-}
-
-// peakRSS reads this process's high-water resident set (VmHWM), in bytes.
-func peakRSS() int64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			var kb int64
-			fmt.Sscanf(strings.TrimSpace(v), "%d kB", &kb)
-			return kb * 1024
-		}
-	}
-	return 0
 }
 
 // counter counts requests by verb and resource ("create pods", "update

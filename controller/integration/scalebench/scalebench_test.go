@@ -6,13 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/jobsync/jobsync/controller/integration/apiservertest"
+	"github.com/jobsync/jobsync/controller/integration/internal/childproc"
 	"github.com/jobsync/jobsync/controller/kubeletplayer"
 	"github.com/jobsync/jobsync/jobsync/jobsynctest"
 )
@@ -147,21 +146,7 @@ func measure(t *testing.T, kind string, n, p int32, runTime time.Duration, qps f
 	if *profileFlag != "" && *measureFlag {
 		cs.CPUProfile = filepath.Join(*profileFlag, fmt.Sprintf("%s-%d.pprof", kind, n))
 	}
-	spec, _ := json.Marshal(cs)
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+string(spec))
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting the controller process: %v", err)
-	}
-	stopped := false
-	stop := func() {
-		if !stopped {
-			stopped = true
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			_ = cmd.Wait()
-		}
-	}
+	stop := childproc.Start(t, childEnv, cs)
 	defer stop()
 
 	const ns = "default"

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path"
 	"path/filepath"
@@ -22,6 +21,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
+	"github.com/jobsync/jobsync/controller/integration/internal/childproc"
 	"github.com/jobsync/jobsync/jobsync/jobsynctest"
 )
 
@@ -62,22 +62,6 @@ type childResult struct {
 	PeakRSS int64
 }
 
-// peakRSS reads this process's high-water resident set (VmHWM).
-func peakRSS() int64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			var kb int64
-			fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb)
-			return kb * 1024
-		}
-	}
-	return 0
-}
-
 // maybeRunChild runs a controller child process when the test binary is
 // started as one, and exits; otherwise it returns.
 func maybeRunChild() {
@@ -113,7 +97,7 @@ func maybeRunChild() {
 	}
 	<-ctx.Done()
 	wait()
-	data, _ := json.Marshal(childResult{Calls: c.calls.snapshot(), PeakRSS: peakRSS()})
+	data, _ := json.Marshal(childResult{Calls: c.calls.snapshot(), PeakRSS: childproc.PeakRSS()})
 	if err := os.WriteFile(cs.Output, data, 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		os.Exit(2)
@@ -241,22 +225,8 @@ func scaleOnce(t *testing.T, name, kind, mode string, n, p int32, qps float32, b
 	e := newEnv(t)
 	out := filepath.Join(t.TempDir(), "calls.json")
 	cfg := e.srv.Config
-	spec, _ := json.Marshal(childSpec{Kind: kind, Host: cfg.Host, TLS: cfg.TLSClientConfig, Token: cfg.BearerToken, QPS: qps, Burst: burst, Output: out})
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+string(spec))
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting the controller process: %v", err)
-	}
-	stopped := false
-	stop := func() {
-		if !stopped {
-			stopped = true
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			_ = cmd.Wait()
-		}
-	}
-	t.Cleanup(stop)
+	spec := childSpec{Kind: kind, Host: cfg.Host, TLS: cfg.TLSClientConfig, Token: cfg.BearerToken, QPS: qps, Burst: burst, Output: out}
+	stop := childproc.Start(t, childEnv, spec)
 
 	job := baseJob(jobNameOf(name))
 	job.Spec.Completions, job.Spec.Parallelism = ptr(n), ptr(p)
