@@ -17,6 +17,8 @@ type InputError struct {
 	Msg   string
 }
 
+// Error names the field, the value when there is one, and what is wrong
+// with it.
 func (e *InputError) Error() string {
 	if e.Value == nil {
 		return fmt.Sprintf("%s: %s", e.Field, e.Msg)

@@ -48,6 +48,7 @@ type Shape struct {
 // Mode is the Job's completion mode.
 type Mode string
 
+// The two completion modes, as spec.completionMode names them.
 const (
 	NonIndexed Mode = "NonIndexed"
 	Indexed    Mode = "Indexed"
