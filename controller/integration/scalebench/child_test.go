@@ -69,14 +69,9 @@ type childResult struct {
 // runChild runs a controller process when the binary is started as one
 // (it never returns then).
 func runChild() {
-	raw := os.Getenv(childEnv)
-	if raw == "" {
-		return
-	}
 	var cs childSpec
-	if err := json.Unmarshal([]byte(raw), &cs); err != nil {
-		fmt.Fprintln(os.Stderr, "scalebench child:", err)
-		os.Exit(2)
+	if !childproc.Spec(childEnv, &cs) {
+		return
 	}
 	calls := &counter{counts: map[string]int{}}
 	// Both run as in production: kube-controller-manager's client (and

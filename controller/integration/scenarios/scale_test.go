@@ -65,14 +65,9 @@ type childResult struct {
 // maybeRunChild runs a controller child process when the test binary is
 // started as one, and exits; otherwise it returns.
 func maybeRunChild() {
-	spec := os.Getenv(childEnv)
-	if spec == "" {
-		return
-	}
 	var cs childSpec
-	if err := json.Unmarshal([]byte(spec), &cs); err != nil {
-		fmt.Fprintln(os.Stderr, "child:", err)
-		os.Exit(2)
+	if !childproc.Spec(childEnv, &cs) {
+		return
 	}
 	if v := os.Getenv(childVerbosityEnv); v != "" {
 		// The controller's own logs at this klog verbosity, on stderr

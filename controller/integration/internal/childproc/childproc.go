@@ -3,9 +3,9 @@
 // peak resident memory, API calls) is read apart from the API server and
 // the rest of the test, which share the parent process.
 //
-// The parent calls Start with a spec; the child's TestMain sees the spec
-// in the environment variable the parent named, runs its part and exits
-// on SIGTERM.
+// The parent calls Start with a spec; the child's TestMain reads it with
+// Spec from the environment variable the parent named, runs its part and
+// exits on SIGTERM.
 package childproc
 
 import (
@@ -44,6 +44,22 @@ func Start(t testing.TB, env string, spec any) (stop func()) {
 	}
 	t.Cleanup(stop)
 	return stop
+}
+
+// Spec reports whether this process is a child that Start started with
+// the environment variable env, and decodes the spec it was given into v.
+// A spec that does not decode ends the process with status 2: the parent
+// wrote it, so it is a bug of the test, not a result.
+func Spec(env string, v any) bool {
+	raw := os.Getenv(env)
+	if raw == "" {
+		return false
+	}
+	if err := json.Unmarshal([]byte(raw), v); err != nil {
+		fmt.Fprintf(os.Stderr, "child process: the spec in %s: %v\n", env, err)
+		os.Exit(2)
+	}
+	return true
 }
 
 // PeakRSS is this process's high-water resident set (VmHWM) in bytes, 0

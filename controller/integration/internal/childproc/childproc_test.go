@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 )
@@ -14,8 +13,8 @@ const envSpec = "CHILDPROC_TEST_SPEC"
 // TestMain is the child's side: with the spec set, it writes the spec's
 // file and waits for SIGTERM's default action to end it.
 func TestMain(m *testing.M) {
-	if spec := os.Getenv(envSpec); spec != "" {
-		path := strings.Trim(spec, `"`)
+	var path string
+	if Spec(envSpec, &path) {
 		if err := os.WriteFile(path, []byte("started"), 0o644); err != nil {
 			os.Exit(3)
 		}
